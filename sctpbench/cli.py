@@ -1,0 +1,150 @@
+"""The `sctpbench` command: run, plan, check.
+
+Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
+was built), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from sctpbench.testbed import capabilities, plan as planning, spec
+from sctpbench.testbed.errors import SpecError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sctpbench", description="Emulation testbed for multihomed SCTP.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run an experiment file")
+    run.add_argument("file", type=Path)
+    run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a dotted key of the file, e.g. sctp.rto_min=200ms (repeatable)")
+    run.add_argument("--repeat", type=int, help="number of repetitions (overrides repeat:)")
+    run.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: ./results)")
+    run.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
+    run.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    plan = sub.add_parser("plan", help="print a run's plan as shell commands")
+    plan.add_argument("file", type=Path)
+    plan.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    plan.add_argument("--repetition", type=int, default=1)
+    plan.add_argument("--json", action="store_true", help="print the plan as JSON")
+
+    sub.add_parser("check", help="what this machine can run, and why not")
+    return parser
+
+
+def _load(args: argparse.Namespace) -> spec.Experiment:
+    overrides = list(args.overrides)
+    if getattr(args, "repeat", None) is not None:
+        overrides.append(f"repeat={args.repeat}")
+    return spec.load(args.file, overrides)
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    experiment = _load(args)
+    p = planning.build(experiment, args.repetition, str(capabilities.agent_path()))
+    sys.stdout.write(p.to_json() + "\n" if args.json else p.render())
+    return EXIT_OK
+
+
+def cmd_check(_: argparse.Namespace) -> int:
+    checks = capabilities.all_checks()
+    width = max(len(c.name) for c in checks)
+    for c in checks:
+        print(f"{c.name:<{width}}  {'yes' if c.ok else 'no '}  {c.detail}")
+    backend, why = capabilities.choose_backend("auto")
+    print(f"\nbackend auto → {backend}" if backend else f"\nno backend available: {why}")
+    return EXIT_OK if backend and capabilities.agent().ok else EXIT_FAILED
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from sctpbench.testbed import runner  # pyarrow/scipy load only when running
+
+    experiment = _load(args)
+    for repetition in range(1, experiment.repeat + 1):
+        planning.build(experiment, repetition, "agent")  # every plan is valid before anything is built
+    backend, why = capabilities.choose_backend(args.backend)
+    if backend is None:
+        print(f"sctpbench: {why}", file=sys.stderr)
+        return EXIT_FAILED
+    agent = capabilities.agent()
+    if not agent.ok:
+        print(f"sctpbench: {agent.detail}", file=sys.stderr)
+        return EXIT_FAILED
+    progress = lambda s: print(f"{experiment.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
+    progress(f"backend {backend}, {experiment.repeat} run(s), results in {args.out}")
+    session = runner.run_experiment(experiment, args.out, backend, capabilities.agent_path(), progress)
+    document = session.document()
+    if args.json:
+        json.dump(document, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print_summary(document, sys.stdout)
+    if session.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if session.error is None else EXIT_FAILED
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.2f}{unit}"
+    return f"{value}{unit}"
+
+
+def print_summary(document: dict[str, Any], out: TextIO) -> None:
+    for run in document["runs"]:
+        m = run["metrics"]
+        print(f"{run['run']}  {run['status']}  seed {run['params']['seed']}  ({run['directory']})", file=out)
+        if run["error"]:
+            print(f"  error: {run['error']}", file=out)
+        print(f"  messages  sent {_fmt(m.get('messages_sent'))}  delivered {_fmt(m.get('messages_delivered'))}"
+              f"  affected {_fmt(m.get('messages_affected'))}  paths used {', '.join(run['paths_used']) or '-'}", file=out)
+        print(f"  MTT       mean {_fmt(m.get('mtt_mean_ms'), ' ms')}  p50 {_fmt(m.get('mtt_p50_ms'), ' ms')}"
+              f"  p99 {_fmt(m.get('mtt_p99_ms'), ' ms')}  MMTT {_fmt(m.get('mmtt_ms'), ' ms')}", file=out)
+        model = run.get("detection_model")
+        if m.get("detection_time_ms") is not None or model:
+            line = f"  failure   detection {_fmt(m.get('detection_time_ms'), ' ms')}"
+            if model:
+                line += (f" (RFC timer model {model['model_ms']:.0f} ms from RTO {model['rto_at_failure_ms']} ms,"
+                         f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
+            print(line, file=out)
+            print(f"            failover {_fmt(m.get('failover_time_ms'), ' ms')}", file=out)
+        for e in run["events"]:
+            if e["kind"] != "start":
+                print(f"  event     t0+{e['at_ns'] / 1e9:.3f}s {e['kind']} {e['target']}: applied {e['lag_ns'] / 1e6:.2f} ms late", file=out)
+    summary = document["summary"]
+    if len(document["runs"]) > 1:
+        print("across runs (mean ± 95% CI, Student's t):", file=out)
+        for key, s in summary.items():
+            if s["mean"] is not None:
+                print(f"  {key:<20} {s['mean']:.2f} ± {_fmt(s['ci95'])}  (n={s['n']})", file=out)
+    if document["error"]:
+        print(f"stopped: {document['error']}", file=out)
+    print(f"results: {document['directory']}", file=out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check}
+    try:
+        return handlers[args.command](args)
+    except SpecError as e:
+        print(f"sctpbench: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("sctpbench: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

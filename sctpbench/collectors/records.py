@@ -1,0 +1,114 @@
+"""Read agent record files (format: workloads/agent/RECORDS.md) into typed rows.
+
+Reading is tolerant of a truncated last line, because a run that was interrupted keeps
+what its agents had written so far.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HEADER = "#sctpbench-records"
+
+
+@dataclass(frozen=True)
+class Tx:
+    t_gen_ns: int
+    seq: int
+    stream: int
+    size: int
+    t_sent_ns: int
+
+
+@dataclass(frozen=True)
+class Rx:
+    t_rx_ns: int
+    seq: int
+    stream: int
+    size: int
+    t_gen_ns: int
+    from_addr: str
+
+
+@dataclass(frozen=True)
+class AddrChange:
+    t_ns: int
+    addr: str
+    state: str
+    error: int
+
+
+@dataclass(frozen=True)
+class PathSample:
+    t_ns: int
+    addr: str
+    state: str
+    cwnd: int
+    srtt_raw: int
+    rto_ms: int
+    mtu: int
+    primary: bool
+
+
+@dataclass
+class Records:
+    role: str = ""
+    meta: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict)
+    peers: list[str] = field(default_factory=list)
+    tx: list[Tx] = field(default_factory=list)
+    rx: list[Rx] = field(default_factory=list)
+    addr: list[AddrChange] = field(default_factory=list)
+    path: list[PathSample] = field(default_factory=list)
+    assoc: list[tuple[int, str, str]] = field(default_factory=list)
+    events: list[tuple[int, str, str]] = field(default_factory=list)
+    other: list[list[str]] = field(default_factory=list)
+    end: tuple[int, int] | None = None
+
+
+def parse(lines: list[str]) -> Records:
+    rec = Records()
+    for line in lines:
+        if not line.endswith("\n"):
+            break  # a partly written last line
+        f = line.rstrip("\n").split("\t")
+        kind = f[0]
+        try:
+            if kind.startswith("#"):
+                continue
+            if kind == "meta":
+                rec.meta[f[1]] = f[2] if len(f) > 2 else ""
+            elif kind == "param":
+                rec.params[f[2]] = f[3]
+            elif kind == "peer":
+                rec.peers.append(f[2])
+            elif kind == "tx":
+                rec.tx.append(Tx(int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5])))
+            elif kind == "rx":
+                rec.rx.append(Rx(int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), f[6]))
+            elif kind == "addr":
+                rec.addr.append(AddrChange(int(f[1]), f[2], f[3], int(f[4])))
+            elif kind == "path":
+                rec.path.append(
+                    PathSample(int(f[1]), f[2], f[3], int(f[4]), int(f[5]), int(f[6]), int(f[7]), f[8] == "1")
+                )
+            elif kind == "assoc":
+                rec.assoc.append((int(f[1]), f[2], "\t".join(f[3:])))
+            elif kind == "event":
+                rec.events.append((int(f[1]), f[2], "\t".join(f[3:])))
+            elif kind == "end":
+                rec.end = (int(f[1]), int(f[2]))
+            else:
+                rec.other.append(f)
+        except (IndexError, ValueError) as e:
+            raise ValueError(f"bad {kind!r} record: {line.strip()!r} ({e})") from None
+    rec.role = rec.meta.get("role", "")
+    return rec
+
+
+def read(path: Path) -> Records:
+    if not path.exists():
+        return Records()
+    with open(path) as f:
+        return parse(f.readlines())

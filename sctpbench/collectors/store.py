@@ -1,0 +1,167 @@
+"""The local results store: one folder per run, columnar tables and a summary.
+
+A run folder after collection holds, besides what the backend wrote:
+  messages.parquet      one row per message: seq, stream, size, t_gen_ns, t_sent_ns,
+                        t_rx_ns, mtt_ns, path, from_addr, t_rel_ns (from t0)
+  path_events.parquet   timeline actions and SCTP_PEER_ADDR_CHANGE notifications
+  path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per endpoint and path
+  params.json           requested values, sysctls read back, association values read back
+  summary.json          metrics of the run, the detection model, event lags, status
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sctpbench.collectors import records
+from sctpbench.testbed import metrics
+from sctpbench.testbed.plan import Plan
+from sctpbench.testbed.units import parse_duration
+
+
+def _read_json(path: Path, default: Any) -> Any:
+    return json.loads(path.read_text()) if path.exists() else default
+
+
+def _events(run_dir: Path) -> list[dict[str, Any]]:
+    path = run_dir / "events.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _write_table(path: Path, rows: list[dict[str, Any]], schema: pa.Schema) -> None:
+    table = pa.Table.from_pylist(rows, schema=schema)
+    pq.write_table(table, path)
+
+
+MESSAGE_SCHEMA = pa.schema([
+    ("seq", pa.int64()), ("stream", pa.int32()), ("size", pa.int32()), ("t_gen_ns", pa.int64()),
+    ("t_sent_ns", pa.int64()), ("t_rx_ns", pa.int64()), ("mtt_ns", pa.int64()), ("path", pa.string()),
+    ("from_addr", pa.string()), ("t_rel_ns", pa.int64()),
+])
+EVENT_SCHEMA = pa.schema([
+    ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("source", pa.string()), ("kind", pa.string()),
+    ("path", pa.string()), ("addr", pa.string()), ("detail", pa.string()),
+])
+SAMPLE_SCHEMA = pa.schema([
+    ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("endpoint", pa.string()), ("path", pa.string()),
+    ("addr", pa.string()), ("state", pa.string()), ("cwnd", pa.int64()), ("srtt_ms", pa.float64()),
+    ("rto_ms", pa.int64()), ("mtu", pa.int32()), ("primary", pa.bool_()),
+])
+
+
+def collect(run_dir: Path) -> dict[str, Any]:
+    """Turn a run folder's records into tables and metrics; works on partial runs too."""
+    plan = Plan.from_json((run_dir / "plan.json").read_text())
+    client = records.read(run_dir / "records" / "client.rec")
+    server = records.read(run_dir / "records" / "server.rec")
+    kernel = _read_json(run_dir / "kernel.json", {})
+    backend = _read_json(run_dir / "backend.json", {})
+    events = _events(run_dir)
+    t0 = backend.get("t0_ns")
+    rel = (lambda t: None if t is None or t0 is None else t - t0)
+    hz = kernel.get("hz")
+
+    path_of = {a.client_address: a.path for a in plan.association} | {a.server_address: a.path for a in plan.association}
+    rx_by_seq = {r.seq: r for r in server.rx}
+    messages: list[metrics.Message] = []
+    rows: list[dict[str, Any]] = []
+    for tx in client.tx:
+        rx = rx_by_seq.get(tx.seq)
+        path = path_of.get(rx.from_addr) if rx else None
+        messages.append(metrics.Message(tx.seq, tx.t_gen_ns, rx.t_rx_ns if rx else None, path))
+        rows.append({
+            "seq": tx.seq, "stream": tx.stream, "size": tx.size, "t_gen_ns": tx.t_gen_ns, "t_sent_ns": tx.t_sent_ns,
+            "t_rx_ns": rx.t_rx_ns if rx else None, "mtt_ns": (rx.t_rx_ns - tx.t_gen_ns) if rx else None,
+            "path": path, "from_addr": rx.from_addr if rx else None, "t_rel_ns": rel(tx.t_gen_ns),
+        })
+    _write_table(run_dir / "messages.parquet", rows, MESSAGE_SCHEMA)
+
+    event_rows = [
+        {"t_ns": e["applied_ns"], "t_rel_ns": rel(e["applied_ns"]), "source": "timeline", "kind": e["kind"],
+         "path": e["target"] if e["target"] in path_of.values() else None, "addr": None,
+         "detail": f"scheduled t0+{e['at_ns'] / 1e9:.3f}s, lag {e['lag_ns'] / 1e6:.3f} ms"}
+        for e in events
+    ]
+    for endpoint, rec in (("client", client), ("server", server)):
+        event_rows += [
+            {"t_ns": c.t_ns, "t_rel_ns": rel(c.t_ns), "source": endpoint, "kind": c.state, "path": path_of.get(c.addr),
+             "addr": c.addr, "detail": f"error {c.error}"}
+            for c in rec.addr
+        ]
+    event_rows.sort(key=lambda r: r["t_ns"])
+    _write_table(run_dir / "path_events.parquet", event_rows, EVENT_SCHEMA)
+
+    sample_rows = [
+        {"t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "endpoint": endpoint, "path": path_of.get(s.addr), "addr": s.addr,
+         "state": s.state, "cwnd": s.cwnd, "srtt_ms": s.srtt_raw * 1000.0 / hz if hz else None, "rto_ms": s.rto_ms,
+         "mtu": s.mtu, "primary": s.primary}
+        for endpoint, rec in (("client", client), ("server", server))
+        for s in rec.path
+    ]
+    _write_table(run_dir / "path_samples.parquet", sample_rows, SAMPLE_SCHEMA)
+
+    params = {
+        "requested": plan.sctp,
+        "sysctl": kernel.get("sysctl", {}),
+        "association": {"client": client.params, "server": server.params},
+    }
+    (run_dir / "params.json").write_text(json.dumps(params, indent=2) + "\n")
+
+    fail = next((e for e in events if e["kind"] == "fail"), None)
+    failure = None
+    if fail is not None:
+        peer = next(a.server_address for a in plan.association if a.path == fail["target"])
+        failure = metrics.Failure(fail["target"], fail["applied_ns"], peer)
+    changes = [(c.t_ns, c.addr, c.state) for c in client.addr]
+    run = metrics.run_metrics(messages, len(client.tx), failure, changes)
+    model = _detection_model(plan, client, server, failure)
+    summary = {
+        "run_id": plan.run_id,
+        "repetition": plan.repetition,
+        "seed": plan.seed,
+        "status": "ok" if backend.get("ok") else "failed",
+        "error": backend.get("error"),
+        "metrics": run,
+        "detection_model": None if model is None else {
+            "rto_at_failure_ms": model.rto_ms, "rto_max_ms": model.rto_max_ms,
+            "path_max_retrans": model.path_max_retrans, "rtt_ms": model.rtt_ms, "sack_delay_ms": model.sack_delay_ms,
+            "message_interval_ms": model.message_interval_ms, "model_ms": model.model_ms, "bound_ms": model.bound_ms,
+        },
+        "events": [{k: e[k] for k in ("kind", "target", "at_ns", "lag_ns")} for e in events],
+        "peers_seen": client.peers,
+        "paths_used": sorted({m.path for m in messages if m.path}),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def _detection_model(plan: Plan, client: records.Records, server: records.Records, failure: metrics.Failure | None) -> metrics.DetectionModel | None:
+    """The model with the RTO in force at the failure, as the client's path samples show it."""
+    if failure is None:
+        return None
+    before = [s for s in client.path if s.addr == failure.peer_address and s.t_ns <= failure.applied_ns]
+    try:
+        rto_max = int(client.params["rto_max_ms"])
+        pmr = int(client.params["path_max_retrans"])
+        sack_delay = float(server.params.get("sack_delay_ms", "0"))
+    except (KeyError, ValueError):
+        return None
+    if not before:
+        return None
+    link = next(link for link in plan.links if link.path == failure.path)
+    rtt_ms = sum(_netem_delay_ms(link.netem[d]) for d in ("forward", "reverse"))
+    return metrics.DetectionModel(
+        rto_ms=before[-1].rto_ms, rto_max_ms=rto_max, path_max_retrans=pmr, rtt_ms=rtt_ms,
+        sack_delay_ms=sack_delay, message_interval_ms=1000.0 / plan.workload["rate"],
+    )
+
+
+def _netem_delay_ms(args: list[str]) -> float:
+    return parse_duration(args[args.index("delay") + 1]) / 1e6 if "delay" in args else 0.0

@@ -1,0 +1,389 @@
+"""The `netns` backend: realise a plan on the kernel this process runs on, run it, tear it down.
+
+Runs as root, either on a host whose kernel has SCTP and netem or as the workload of the
+User-Mode Linux guest (see uml.py). Standard library only, because the guest's process
+start is slow and every import counts.
+
+Files written into the run folder (all times CLOCK_MONOTONIC ns, the agents' clock):
+  records/{server,client}.rec   agent records (see workloads/agent/RECORDS.md)
+  records/{server,client}.stderr
+  events.jsonl                  timeline actions: scheduled, issued and applied times
+  kernel.json                   sysctls read back per namespace, kernel HZ
+  versions.json                 kernel, iproute2, agent revision
+  backend.json                  status: ok, error, t0
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, TextIO
+
+from sctpbench.testbed.errors import BackendError
+from sctpbench.testbed.plan import Command, Plan, TimedAction
+
+Report = Callable[[str], None]
+
+SCTP_SYSCTLS = [
+    "rto_initial", "rto_min", "rto_max", "path_max_retrans", "association_max_retrans",
+    "pf_enable", "pf_retrans", "hb_interval", "sack_timeout", "max_burst", "pf_expose",
+]
+READY_TIMEOUT_S = 15.0
+CONFIRM_TIMEOUT_S = 5.0
+# t0 is set this far ahead of "everything ready" so the start command reaches the client
+# before the first message is due.
+T0_LEAD_NS = 300_000_000
+
+
+def _now() -> int:
+    return time.monotonic_ns()
+
+
+class LineReader:
+    """Collects lines of a pipe in a thread, so the timeline never blocks on a read."""
+
+    def __init__(self, stream: TextIO, log: TextIO | None = None) -> None:
+        self.lines: queue.Queue[tuple[int, str]] = queue.Queue()
+        self._log = log
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: TextIO) -> None:
+        for line in stream:
+            self.lines.put((_now(), line.rstrip("\n")))
+            if self._log:
+                self._log.write(line)
+                self._log.flush()
+
+    def wait_for(self, predicate: Callable[[str], bool], timeout_s: float) -> tuple[int, str] | None:
+        deadline = time.monotonic() + timeout_s
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                t, line = self.lines.get(timeout=left)
+            except queue.Empty:
+                return None
+            if predicate(line):
+                return t, line
+        return None
+
+    def drain(self) -> None:
+        while not self.lines.empty():
+            self.lines.get_nowait()
+
+
+class TcSession:
+    """A long-lived `tc -batch` in one namespace.
+
+    Starting a process in the guest costs tens of milliseconds, far more than the timing
+    an event needs. A running tc applies a line in well under a millisecond; showing the
+    device's qdiscs right after it prints output (tc flushes per command), which tells us
+    the change before it has been made.
+    """
+
+    def __init__(self, ns: str, log: TextIO) -> None:
+        self.ns = ns
+        self.proc = subprocess.Popen(
+            ["tc", "-n", ns, "-force", "-batch", "-"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+        )
+        assert self.proc.stdout and self.proc.stderr
+        self.out = LineReader(self.proc.stdout)
+        self.err = LineReader(self.proc.stderr, log)
+
+    def send(self, commands: list[Command]) -> None:
+        assert self.proc.stdin
+        self.out.drain()
+        for c in commands:
+            self.proc.stdin.write(" ".join(c.args) + "\n")
+        self.proc.stdin.flush()
+
+    def confirm(self, dev: str) -> int:
+        assert self.proc.stdin
+        self.proc.stdin.write(f"qdisc show dev {dev}\n")
+        self.proc.stdin.flush()
+        got = self.out.wait_for(lambda _: True, CONFIRM_TIMEOUT_S)
+        # tc wrote any error for the change before the show's output; give the reader
+        # thread a moment to queue it.
+        time.sleep(0.001)
+        if not self.err.lines.empty():
+            raise BackendError(f"tc in {self.ns}: {self.err.lines.get_nowait()[1]}")
+        if got is None:
+            raise BackendError(f"tc in {self.ns}: no confirmation within {CONFIRM_TIMEOUT_S:g} s")
+        return got[0]
+
+    def close(self) -> None:
+        _stop(self.proc)
+
+
+@dataclass
+class Agent:
+    name: str
+    proc: subprocess.Popen[str]
+    out: LineReader
+    stderr: TextIO
+
+    def command(self, line: str) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+
+@dataclass
+class NetnsBackend:
+    plan: Plan
+    run_dir: Path
+    report: Report
+    modprobe_root: str | None = None
+    agents: dict[str, Agent] = field(default_factory=dict)
+    tc: dict[str, TcSession] = field(default_factory=dict)
+    created_ns: list[str] = field(default_factory=list)
+    _logs: list[TextIO] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ build
+
+    def build(self) -> None:
+        (self.run_dir / "records").mkdir(parents=True, exist_ok=True)
+        self.report("building the network")
+        for group in _batches(self.plan.setup):
+            self._execute(group)
+        self._write_json("kernel.json", self._read_back())
+        self._write_json("versions.json", self._versions())
+
+    def _execute(self, group: list[Command]) -> None:
+        first = group[0]
+        if first.tool == "modprobe":
+            argv = ["modprobe"] + (["-d", self.modprobe_root] if self.modprobe_root else []) + first.args
+            _check(argv)
+        elif first.tool == "sysctl":
+            _check(["ip", "netns", "exec", first.ns or "", "sysctl", "-q", "-w", *first.args])
+        else:
+            argv = [first.tool] + (["-n", first.ns] if first.ns else []) + ["-batch", "-"]
+            if first.tool == "ip" and first.args[:2] == ["netns", "add"]:
+                self.created_ns += [c.args[2] for c in group if c.args[:2] == ["netns", "add"]]
+            _check(argv, "".join(" ".join(c.args) + "\n" for c in group), shown="\n".join(c.render() for c in group))
+
+    def _read_back(self) -> dict[str, object]:
+        sysctls: dict[str, dict[str, str]] = {}
+        for host, ns in self.plan.namespaces.items():
+            out = _check(["ip", "netns", "exec", ns, "sysctl", *[f"net.sctp.{k}" for k in SCTP_SYSCTLS]])
+            sysctls[host] = dict(
+                (k.strip().removeprefix("net.sctp."), v.strip()) for k, _, v in (line.partition("=") for line in out.splitlines())
+            )
+        qdiscs = {
+            host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in self.plan.namespaces.items()
+        }
+        return {"sysctl": sysctls, "qdisc": qdiscs, "hz": _kernel_hz()}
+
+    def _versions(self) -> dict[str, str]:
+        agent = self.plan.processes[0].argv[0]
+        return {
+            "kernel_release": os.uname().release,
+            "kernel_version": os.uname().version,
+            "machine": os.uname().machine,
+            "iproute2": _check(["ip", "-V"]).strip(),
+            "agent": _check([agent, "--version"]).strip(),
+        }
+
+    # ------------------------------------------------------------------ run
+
+    def run(self) -> None:
+        for ns in {c[0] for t in self.plan.timeline for c in t.confirm}:
+            log = self._open(f"tc-{ns}.log")
+            self.tc[ns] = TcSession(ns, log)
+        for p in self.plan.processes:
+            self._start_agent(p.name, p.ns, [a.replace("{run}", str(self.run_dir)) for a in p.argv], p.ready_line)
+        t0 = _now() + T0_LEAD_NS
+        self.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
+        events = self._open("events.jsonl")
+        for action in self.plan.timeline:
+            record = self._apply(action, t0)
+            events.write(json.dumps(record) + "\n")
+            events.flush()
+            if action.kind != "start":
+                self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target} (lag {record['lag_ns'] / 1e6:.2f} ms)")
+        self._write_json("backend.json", {"ok": None, "t0_ns": t0})
+        self._wait_agents(t0)
+
+    def _start_agent(self, name: str, ns: str, argv: list[str], ready: str) -> None:
+        stderr = self._open(f"records/{name}.stderr")
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", ns, *argv],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1,
+        )
+        assert proc.stdout
+        agent = Agent(name, proc, LineReader(proc.stdout, self._open(f"records/{name}.stdout")), stderr)
+        self.agents[name] = agent
+        if agent.out.wait_for(lambda line: line == ready, READY_TIMEOUT_S) is None:
+            raise BackendError(f"the {name} agent did not print '{ready}' within {READY_TIMEOUT_S:g} s; {self._why(agent)}")
+
+    def _apply(self, action: TimedAction, t0: int) -> dict[str, object]:
+        scheduled = t0 + action.at_ns
+        client = self.agents["client"]
+        if action.kind == "start":
+            # The agent waits for the absolute time itself: no lag from this process.
+            issued = _now()
+            client.command((action.control or "").format(t=scheduled))
+            return _event(action, scheduled, issued, scheduled)
+        _sleep_until(scheduled)
+        issued = _now()
+        if action.control:
+            client.command(action.control)
+            got = client.out.wait_for(lambda line: line.startswith(("ok ", "err ")), CONFIRM_TIMEOUT_S)
+            if got is None or got[1].startswith("err"):
+                raise BackendError(f"{action.kind} {action.target}: the client agent answered {got[1] if got else 'nothing'}")
+            applied = int(got[1].split()[-1])
+        else:
+            sessions = {ns for ns, _ in action.confirm}
+            for ns in sessions:
+                self.tc[ns].send([c for c in action.commands if c.ns == ns])
+            applied = max(self.tc[ns].confirm(dev) for ns, dev in action.confirm)
+        return _event(action, scheduled, issued, applied)
+
+    def _wait_agents(self, t0: int) -> None:
+        client, server = self.agents["client"], self.agents["server"]
+        # The client drains for at most 10 s after its last message (its default).
+        deadline_s = (t0 + self.plan.end_ns - _now()) / 1e9 + 20.0
+        try:
+            code = client.proc.wait(timeout=max(deadline_s, 1.0))
+        except subprocess.TimeoutExpired:
+            raise BackendError(f"the client agent did not finish within {deadline_s:.0f} s of t0+end") from None
+        if code != 0:
+            raise BackendError(f"the client agent exited with status {code}; {self._why(client)}")
+        try:
+            code = server.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            raise BackendError("the server agent did not see the association end within 10 s") from None
+        if code != 0:
+            raise BackendError(f"the server agent exited with status {code}; {self._why(server)}")
+
+    def _why(self, agent: Agent) -> str:
+        agent.stderr.flush()
+        text = (self.run_dir / "records" / f"{agent.name}.stderr").read_text().strip()
+        state = "still running" if agent.proc.poll() is None else f"exit status {agent.proc.returncode}"
+        return f"{state}; stderr: {text.splitlines()[-1] if text else '(empty)'}"
+
+    # ------------------------------------------------------------------ teardown
+
+    def teardown(self) -> None:
+        for agent in self.agents.values():
+            _stop(agent.proc)
+        for session in self.tc.values():
+            session.close()
+        for ns in reversed(self.created_ns):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        for log in self._logs:
+            log.close()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _open(self, name: str) -> TextIO:
+        f = open(self.run_dir / name, "w")
+        self._logs.append(f)
+        return f
+
+    def _write_json(self, name: str, data: object) -> None:
+        (self.run_dir / name).write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _event(action: TimedAction, scheduled: int, issued: int, applied: int) -> dict[str, object]:
+    return {
+        "kind": action.kind, "target": action.target, "at_ns": action.at_ns,
+        "scheduled_ns": scheduled, "issued_ns": issued, "applied_ns": applied, "lag_ns": applied - scheduled,
+    }
+
+
+def _batches(commands: list[Command]) -> list[list[Command]]:
+    """Consecutive commands for the same tool and namespace run as one batch process."""
+    groups: list[list[Command]] = []
+    for c in commands:
+        same = groups and (groups[-1][0].tool, groups[-1][0].ns) == (c.tool, c.ns) and c.tool in ("ip", "tc")
+        if same:
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    return groups
+
+
+def _check(argv: list[str], stdin: str | None = None, shown: str | None = None) -> str:
+    r = subprocess.run(argv, input=stdin, capture_output=True, text=True)
+    if r.returncode != 0:
+        what = shown or " ".join(argv)
+        raise BackendError(f"command failed (status {r.returncode}): {what}\n{r.stderr.strip()}")
+    return r.stdout
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+def _sleep_until(t_ns: int) -> None:
+    # Sleep to within 2 ms, then spin: the guest's timer slack would otherwise add lag.
+    while (left := t_ns - _now()) > 2_000_000:
+        time.sleep((left - 2_000_000) / 1e9)
+    while _now() < t_ns:
+        pass
+
+
+def _kernel_hz() -> int | None:
+    """CONFIG_HZ, measured from the jiffies counter: SCTP timers step at 1/HZ."""
+    def jiffies() -> tuple[int, int] | None:
+        try:
+            text = Path("/proc/timer_list").read_text()
+        except OSError:
+            return None
+        m = re.search(r"^jiffies: (\d+)", text, re.M)
+        return (int(m.group(1)), _now()) if m else None
+
+    first = jiffies()
+    time.sleep(0.2)
+    second = jiffies()
+    if not first or not second:
+        return None
+    hz = (second[0] - first[0]) / ((second[1] - first[1]) / 1e9)
+    return min((100, 250, 300, 1000), key=lambda c: abs(c - hz))
+
+
+def run_plan(plan: Plan, run_dir: Path, report: Report, modprobe_root: str | None = None) -> None:
+    """Build, run and always tear down; backend.json says how it ended."""
+    backend = NetnsBackend(plan, run_dir, report, modprobe_root)
+    status: dict[str, object] = {"ok": False, "error": None}
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        backend.build()
+        backend.run()
+        status["ok"] = True
+    except BackendError as e:
+        status["error"] = str(e)
+        raise
+    except KeyboardInterrupt:
+        status["error"] = "interrupted"
+        raise
+    finally:
+        backend.teardown()
+        signal.signal(signal.SIGTERM, previous)
+        old = json.loads((run_dir / "backend.json").read_text()) if (run_dir / "backend.json").exists() else {}
+        (run_dir / "backend.json").write_text(json.dumps(old | status, indent=2) + "\n")
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

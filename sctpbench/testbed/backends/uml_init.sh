@@ -1,0 +1,31 @@
+#!/bin/bash
+# PID 1 of the User-Mode Linux guest. The host's filesystem is the (read-only) root;
+# writable places get tmpfs, the run folder is the host's own, mounted read-write.
+# Environment from the kernel command line: SB_RUN (run folder), SB_PYTHON (interpreter).
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PYTHONDONTWRITEBYTECODE=1 LC_ALL=C.UTF-8
+
+halt() {
+    sync
+    echo o > /proc/sysrq-trigger
+    sleep 10   # PID 1 must not exit: the kernel would panic before powering off
+}
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /var/tmp 2>/dev/null
+# modprobe looks in <root>/lib/modules/<release>; the host has none for this kernel,
+# so give it a root of its own that points at the package's modules.
+mkdir -p /run/netns /run/modroot/lib/modules
+ln -s "/usr/lib/uml/modules/$(uname -r)" "/run/modroot/lib/modules/$(uname -r)"
+mkdir -p "$SB_RUN"
+if ! mount -t hostfs -o "$SB_RUN" none "$SB_RUN"; then
+    echo "SB-ERROR cannot mount the run folder $SB_RUN"
+    halt
+fi
+ip link set lo up
+"$SB_PYTHON" -m sctpbench.testbed.guest "$SB_RUN" --modprobe-root /run/modroot
+echo "SB-EXIT $?"
+halt

@@ -1,0 +1,131 @@
+"""Per-run metrics (MTT, MMTT, detection and failover time) and statistics across runs.
+
+Definitions follow the seeds: MTT is the message transfer time from generation at the
+sending application to delivery at the receiving one; MMTT its maximum in a run;
+detection time runs from the failure injection until the client reports the failed path
+unreachable or potentially failed; failover time from the failure injection until a
+message is delivered over another path.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+METRIC_KEYS = [
+    "mtt_mean_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "detection_time_ms", "failover_time_ms",
+    "messages_sent", "messages_delivered", "messages_affected",
+]
+DETECTION_STATES = ("ADDR_UNREACHABLE", "ADDR_POTENTIALLY_FAILED")
+
+
+@dataclass(frozen=True)
+class Message:
+    seq: int
+    t_gen_ns: int
+    t_rx_ns: int | None
+    path: str | None  # the path it arrived on, None when not delivered
+
+    @property
+    def mtt_ns(self) -> int | None:
+        return None if self.t_rx_ns is None else self.t_rx_ns - self.t_gen_ns
+
+
+@dataclass(frozen=True)
+class Failure:
+    path: str
+    applied_ns: int
+    peer_address: str  # the server's address on the failed path, as the client sees it
+
+
+@dataclass(frozen=True)
+class DetectionModel:
+    """The RFC timer model: PMR+1 consecutive T3 expiries with doubling RTO, capped at RTO.max."""
+
+    rto_ms: int
+    rto_max_ms: int
+    path_max_retrans: int
+    rtt_ms: float
+    sack_delay_ms: float
+    message_interval_ms: float
+
+    @property
+    def model_ms(self) -> float:
+        return float(sum(min(self.rto_ms * 2**i, self.rto_max_ms) for i in range(self.path_max_retrans + 1)))
+
+    @property
+    def bound_ms(self) -> float:
+        """Model plus, per expiry, one RTT, one SACK delay, one message gap and 10 ms slack, plus 50 ms."""
+        per_try = self.rtt_ms + self.sack_delay_ms + self.message_interval_ms + 10.0
+        return self.model_ms + (self.path_max_retrans + 1) * per_try + 50.0
+
+
+def _ms(ns: float | None) -> float | None:
+    return None if ns is None else ns / 1e6
+
+
+def mtt_stats(messages: list[Message]) -> dict[str, float | None]:
+    mtts = np.array([m.mtt_ns for m in messages if m.mtt_ns is not None], dtype=float)
+    if mtts.size == 0:
+        return {"mtt_mean_ms": None, "mtt_p50_ms": None, "mtt_p99_ms": None, "mmtt_ms": None}
+    return {
+        "mtt_mean_ms": float(mtts.mean()) / 1e6,
+        "mtt_p50_ms": float(np.percentile(mtts, 50)) / 1e6,
+        "mtt_p99_ms": float(np.percentile(mtts, 99)) / 1e6,
+        "mmtt_ms": float(mtts.max()) / 1e6,
+    }
+
+
+def detection_ns(failure: Failure, changes: list[tuple[int, str, str]]) -> int | None:
+    """changes: (t_ns, peer address, state) from the client's SCTP_PEER_ADDR_CHANGE log."""
+    times = [t for t, addr, state in changes if addr == failure.peer_address and state in DETECTION_STATES and t >= failure.applied_ns]
+    return min(times) - failure.applied_ns if times else None
+
+
+def failover_ns(failure: Failure, messages: list[Message]) -> int | None:
+    times = [m.t_rx_ns for m in messages if m.t_rx_ns is not None and m.t_rx_ns >= failure.applied_ns and m.path not in (None, failure.path)]
+    return min(times) - failure.applied_ns if times else None
+
+
+def affected(failure: Failure | None, messages: list[Message]) -> tuple[int | None, float | None]:
+    """Messages whose MTT exceeds the pre-failure p99, and that p99 (ms)."""
+    if failure is None:
+        return None, None
+    before = np.array([m.mtt_ns for m in messages if m.mtt_ns is not None and m.t_gen_ns < failure.applied_ns], dtype=float)
+    if before.size == 0:
+        return None, None
+    p99 = float(np.percentile(before, 99))
+    return sum(1 for m in messages if m.mtt_ns is not None and m.mtt_ns > p99), p99 / 1e6
+
+
+def run_metrics(messages: list[Message], sent: int, failure: Failure | None, changes: list[tuple[int, str, str]]) -> dict[str, float | int | None]:
+    out: dict[str, float | int | None] = dict(mtt_stats(messages))
+    out["detection_time_ms"] = _ms(detection_ns(failure, changes)) if failure else None
+    out["failover_time_ms"] = _ms(failover_ns(failure, messages)) if failure else None
+    out["messages_sent"] = sent
+    out["messages_delivered"] = sum(1 for m in messages if m.t_rx_ns is not None)
+    out["messages_affected"], out["pre_failure_p99_ms"] = affected(failure, messages)
+    return out
+
+
+# ---------------------------------------------------------------------------- across runs
+
+
+def mean_ci95(values: list[float]) -> dict[str, float | int | None]:
+    """Mean and the half-width of the 95% confidence interval (Student's t, n-1 dof)."""
+    xs = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    n = len(xs)
+    if n == 0:
+        return {"mean": None, "ci95": None, "n": 0}
+    mean = sum(xs) / n
+    if n == 1:
+        return {"mean": mean, "ci95": None, "n": 1}
+    sd = float(np.std(xs, ddof=1))
+    return {"mean": mean, "ci95": float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n), "n": n}
+
+
+def summarize(runs: list[dict[str, float | int | None]], keys: list[str] = METRIC_KEYS) -> dict[str, dict[str, float | int | None]]:
+    return {k: mean_ci95([r.get(k) for r in runs]) for k in keys}  # type: ignore[misc]

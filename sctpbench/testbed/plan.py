@@ -1,0 +1,335 @@
+"""One run made concrete: namespaces, links, addresses, qdiscs, sysctls, processes, timeline.
+
+A plan is plain data (JSON round-trip) and renders as the exact commands a person could
+type. It is built on the host from a validated experiment, and executed by the netns
+backend, possibly inside the guest, which is why this module uses the standard library
+only: the guest's Python should not have to import pydantic to start a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from sctpbench.testbed.errors import SpecError
+from sctpbench.testbed.units import format_duration, format_rate
+
+PLAN_FORMAT = 1
+MODULES = ["sctp", "sch_netem", "veth", "sch_ingress", "cls_matchall", "act_gact"]
+# Linux 6.1 defaults, used only to order writes that the kernel cross-checks.
+LINUX_RTO_MIN_MS = 1000
+
+Tool = Literal["ip", "tc", "sysctl", "modprobe"]
+
+
+@dataclass
+class Command:
+    """One command of the plan; `ns` None means the (guest's) initial namespace."""
+
+    tool: Tool
+    args: list[str]
+    ns: str | None = None
+
+    def render(self) -> str:
+        args = " ".join(shlex.quote(a) for a in self.args)
+        if self.tool in ("ip", "tc") and self.ns:
+            return f"{self.tool} -n {self.ns} {args}"
+        if self.tool == "sysctl":
+            return f"ip netns exec {self.ns} sysctl -q -w {args}"
+        return f"{self.tool} {args}"
+
+
+@dataclass
+class Interface:
+    host: str
+    ns: str
+    ifname: str
+    address: str
+    prefix: int
+
+
+@dataclass
+class Link:
+    """A path: one veth pair joining two hosts, shaped by netem on each egress."""
+
+    path: str
+    a: Interface
+    b: Interface
+    netem: dict[str, list[str]]  # "forward" (a→b) and "reverse" (b→a) netem arguments
+
+
+@dataclass
+class Process:
+    name: str
+    role: Literal["server", "client"]
+    host: str
+    ns: str
+    argv: list[str]
+    ready_line: str
+
+    def render(self, run_dir: str) -> str:
+        # Double quotes keep a shell variable given as run_dir (the default `$RUN`) expandable.
+        words = [f'"{a.replace("{run}", run_dir)}"' if "{run}" in a else shlex.quote(a) for a in self.argv]
+        return f"ip netns exec {self.ns} {' '.join(words)}"
+
+
+@dataclass
+class TimedAction:
+    """Something the timeline does at `at_ns` after t0 (t0: every process is ready)."""
+
+    at_ns: int
+    kind: Literal["start", "fail", "restore", "primary"]
+    target: str
+    commands: list[Command] = field(default_factory=list)
+    control: str | None = None  # line written to the client agent's stdin
+    confirm: list[list[str]] = field(default_factory=list)  # [ns, dev] whose qdiscs are shown to confirm
+
+
+@dataclass
+class AssociationPath:
+    path: str
+    client_address: str
+    server_address: str
+
+
+@dataclass
+class Plan:
+    format: int
+    experiment: str
+    run_id: str
+    repetition: int
+    seed: int
+    modules: list[str]
+    namespaces: dict[str, str]  # host → namespace
+    links: list[Link]
+    setup: list[Command]
+    processes: list[Process]
+    timeline: list[TimedAction]
+    association: list[AssociationPath]
+    workload: dict[str, Any]
+    sctp: dict[str, Any]  # requested values (ms / counts / bools), None = kernel default
+    sample_interval_ns: int
+    end_ns: int  # when the workload stops generating, from t0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Plan":
+        d = json.loads(text)
+        iface = lambda x: Interface(**x)  # noqa: E731
+        return cls(
+            **d
+            | {
+                "links": [Link(path=l["path"], a=iface(l["a"]), b=iface(l["b"]), netem=l["netem"]) for l in d["links"]],
+                "setup": [Command(**c) for c in d["setup"]],
+                "processes": [Process(**p) for p in d["processes"]],
+                "timeline": [
+                    TimedAction(**t | {"commands": [Command(**c) for c in t["commands"]]}) for t in d["timeline"]
+                ],
+                "association": [AssociationPath(**a) for a in d["association"]],
+            }
+        )
+
+    def render(self, run_dir: str = "$RUN") -> str:
+        """The plan as commands a person could type, in the order the backend runs them."""
+        out = [
+            f"# sctpbench plan: {self.experiment}, repetition {self.repetition}, seed {self.seed}, run id {self.run_id}",
+            f"# RUN={run_dir} is the run's results folder",
+            f"mkdir -p {run_dir}/records",
+        ]
+        out += [c.render() for c in self.setup]
+        out.append("# processes: each is started once the one before printed its ready line")
+        for p in self.processes:
+            out.append(f"{p.render(run_dir)} &   # ready: {p.ready_line}")
+        out.append("# timeline: t0 is when every process is ready")
+        for t in self.timeline:
+            head = f"# t0+{t.at_ns / 1e9:.3f}s {t.kind} {t.target}"
+            control = (t.control or "").replace("{t}", "<t0+at in CLOCK_MONOTONIC ns>")
+            out.append(head + (f": write '{control}' to the client's stdin" if control else ""))
+            out += [c.render() for c in t.commands]
+        return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------- building
+
+
+def run_id(experiment_json: str, repetition: int) -> str:
+    """Content-derived: the same resolved experiment and repetition give the same id."""
+    return hashlib.sha256(f"{experiment_json}\n{repetition}".encode()).hexdigest()[:12]
+
+
+def _netem_args(shaping: Any) -> list[str]:
+    args = ["delay", format_duration(shaping.delay)]
+    if shaping.jitter:
+        args.append(format_duration(shaping.jitter))
+    if shaping.loss:
+        args += ["loss", "random", f"{shaping.loss:g}%"]
+    if shaping.rate:
+        args += ["rate", format_rate(shaping.rate)]
+    if shaping.queue:
+        args += ["limit", str(shaping.queue)]
+    return args
+
+
+def _sysctls(sctp: Any) -> list[str]:
+    """`net.sctp.*` writes, ordered so the kernel's rto_min ≤ rto_max check never trips."""
+    ms = lambda ns: str(ns // 1_000_000)  # noqa: E731
+    writes: list[tuple[str, str]] = []
+    rto_max = (f"net.sctp.rto_max", ms(sctp.rto_max)) if sctp.rto_max is not None else None
+    rto_min = (f"net.sctp.rto_min", ms(sctp.rto_min)) if sctp.rto_min is not None else None
+    if rto_max and sctp.rto_max // 1_000_000 >= LINUX_RTO_MIN_MS:
+        writes += [rto_max] + ([rto_min] if rto_min else [])
+    else:
+        writes += ([rto_min] if rto_min else []) + ([rto_max] if rto_max else [])
+    simple = {
+        "rto_initial": ("net.sctp.rto_initial", ms),
+        "path_max_retrans": ("net.sctp.path_max_retrans", str),
+        "association_max_retrans": ("net.sctp.association_max_retrans", str),
+        "pf_enable": ("net.sctp.pf_enable", lambda b: "1" if b else "0"),
+        "pf_retrans": ("net.sctp.pf_retrans", str),
+        "hb_interval": ("net.sctp.hb_interval", ms),
+        "sack_delay": ("net.sctp.sack_timeout", ms),
+    }
+    for key, (name, conv) in simple.items():
+        value = getattr(sctp, key)
+        if value is not None:
+            writes.append((name, conv(value)))
+    return [f"{k}={v}" for k, v in writes]
+
+
+def requested_sctp(sctp: Any) -> dict[str, Any]:
+    """Requested parameters in the units the kernel reports them (ms, counts, booleans)."""
+    out: dict[str, Any] = {}
+    for key, value in sctp.model_dump().items():
+        if key in ("rto_initial", "rto_min", "rto_max", "hb_interval", "sack_delay"):
+            out[f"{key}_ms"] = None if value is None else value // 1_000_000
+        else:
+            out[key] = value
+    return out
+
+
+def build(experiment: Any, repetition: int, agent: str) -> Plan:
+    """Make repetition `repetition` (1-based) of a validated experiment concrete."""
+    resolved = experiment.model_dump_json()
+    rid = run_id(resolved, repetition)
+    topo = experiment.topology
+    namespaces = {h: f"sb-{rid[:8]}-{h}" for h in topo.hosts}
+    setup: list[Command] = [Command("modprobe", ["-a", *MODULES])]
+    setup += [Command("ip", ["netns", "add", ns]) for ns in namespaces.values()]
+
+    fail_paths = {ev.target for ev in experiment.events if ev.action in ("fail", "restore")}
+    links: list[Link] = []
+    per_ns_ip: dict[str, list[Command]] = {ns: [Command("ip", ["link", "set", "lo", "up"], ns)] for ns in namespaces.values()}
+    per_ns_tc: dict[str, list[Command]] = {ns: [] for ns in namespaces.values()}
+    for index, (name, path) in enumerate(topo.paths.items()):
+        ends = [
+            Interface(h, namespaces[h], name, f"198.18.{index}.{i + 1}", 24) for i, h in enumerate(path.between)
+        ]
+        netem = {"forward": _netem_args(path.direction("forward")), "reverse": _netem_args(path.direction("reverse"))}
+        links.append(Link(name, ends[0], ends[1], netem))
+        setup.append(
+            Command("ip", ["link", "add", name, "netns", ends[0].ns, "type", "veth", "peer", "name", name, "netns", ends[1].ns])
+        )
+        for end, direction in zip(ends, ("forward", "reverse")):
+            per_ns_ip[end.ns] += [
+                Command("ip", ["addr", "add", f"{end.address}/{end.prefix}", "dev", name], end.ns),
+                Command("ip", ["link", "set", name, "up"], end.ns),
+            ]
+            per_ns_tc[end.ns].append(Command("tc", ["qdisc", "add", "dev", name, "root", "netem", *netem[direction]], end.ns))
+            if name in fail_paths:
+                per_ns_tc[end.ns].append(Command("tc", ["qdisc", "add", "dev", name, "ingress"], end.ns))
+    for ns in namespaces.values():
+        setup += per_ns_ip[ns] + per_ns_tc[ns]
+    sysctls = _sysctls(experiment.sctp)
+    if sysctls:
+        setup += [Command("sysctl", sysctls, ns) for ns in namespaces.values()]
+
+    w = experiment.workload
+    assoc = [
+        AssociationPath(
+            name,
+            next(e.address for e in (link.a, link.b) if e.host == w.client),
+            next(e.address for e in (link.a, link.b) if e.host == w.server),
+        )
+        for link in links
+        if {link.a.host, link.b.host} == {w.client, w.server}
+        for name in [link.path]
+    ]
+    seed = experiment.seed + repetition - 1
+    sample_ms = experiment.measure.sample_interval // 1_000_000
+    common: list[str] = ["--sample-interval", str(sample_ms)]
+    p = experiment.sctp
+    if p.nodelay is not None:
+        common += ["--nodelay", "1" if p.nodelay else "0"]
+    if p.sack_freq is not None:
+        common += ["--sack-freq", str(p.sack_freq)]
+    if p.streams is not None:
+        common += ["--streams", str(p.streams)]
+    server_addrs = ",".join(a.server_address for a in assoc)
+    client_addrs = ",".join(a.client_address for a in assoc)
+    processes = [
+        Process(
+            "server", "server", w.server, namespaces[w.server],
+            [agent, "server", "--local", server_addrs, "--port", str(w.port), "--records", "{run}/records/server.rec", *common],
+            "listening",
+        ),
+        Process(
+            "client", "client", w.client, namespaces[w.client],
+            [
+                agent, "client", "--local", client_addrs, "--peer", server_addrs, "--port", str(w.port),
+                "--records", "{run}/records/client.rec", "--size", str(w.size), "--rate", f"{w.rate:g}",
+                "--arrival", w.arrival, "--seed", str(seed), "--duration", str(w.duration // 1_000_000),
+                *(["--unordered"] if not w.ordered else []), *common,
+            ],
+            "ready",
+        ),
+    ]
+
+    timeline = [TimedAction(w.start, "start", "workload", control="start {t}")]
+    by_path = {link.path: link for link in links}
+    for ev in sorted(experiment.events, key=lambda e: e.at):
+        if ev.action == "primary":
+            address = _primary_address(ev.target, assoc)
+            timeline.append(TimedAction(ev.at, "primary", ev.target, control=f"primary {address}"))
+            continue
+        link = by_path[ev.target]
+        ends = (link.a, link.b)
+        if ev.action == "fail":
+            cmds = [Command("tc", ["filter", "add", "dev", e.ifname, "ingress", "pref", "1", "matchall", "action", "drop"], e.ns) for e in ends]
+        else:
+            cmds = [Command("tc", ["filter", "del", "dev", e.ifname, "ingress", "pref", "1"], e.ns) for e in ends]
+        timeline.append(TimedAction(ev.at, ev.action, ev.target, commands=cmds, confirm=[[e.ns, e.ifname] for e in ends]))
+
+    return Plan(
+        format=PLAN_FORMAT,
+        experiment=experiment.name or "experiment",
+        run_id=rid,
+        repetition=repetition,
+        seed=seed,
+        modules=MODULES,
+        namespaces=namespaces,
+        links=links,
+        setup=setup,
+        processes=processes,
+        timeline=timeline,
+        association=assoc,
+        workload={
+            "size": w.size, "rate": w.rate, "arrival": w.arrival, "ordered": w.ordered,
+            "start_ns": w.start, "duration_ns": w.duration, "client": w.client, "server": w.server,
+        },
+        sctp=requested_sctp(experiment.sctp),
+        sample_interval_ns=experiment.measure.sample_interval,
+        end_ns=w.start + w.duration,
+    )
+
+
+def _primary_address(target: str, assoc: list[AssociationPath]) -> str:
+    for a in assoc:
+        if target in (a.path, a.server_address):
+            return a.server_address
+    allowed = ", ".join(f"{a.path} ({a.server_address})" for a in assoc)
+    raise SpecError(f"events: primary: {target!r} is not a peer address of the association; allowed: {allowed}")

@@ -1,0 +1,128 @@
+"""Run an experiment's repetitions: plan, realise on a backend, collect, summarise.
+
+A session folder holds the resolved experiment and one folder per repetition:
+  <out>/<experiment>-<YYYYmmdd-HHMMSS>/experiment.yaml
+                                      summary.json           runs and mean/ci95
+                                      run-001/ …             see collectors/store.py
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from sctpbench.collectors import store
+from sctpbench.testbed import metrics, plan as planning
+from sctpbench.testbed.backends import netns, uml
+from sctpbench.testbed.errors import BackendError
+from sctpbench.testbed.spec import Experiment
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Session:
+    directory: Path
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    interrupted: bool = False
+
+    def document(self) -> dict[str, Any]:
+        """The `--json` document: runs with params and metrics, and the summary."""
+        return {
+            "directory": str(self.directory),
+            "runs": self.runs,
+            "summary": metrics.summarize([r["metrics"] for r in self.runs if r["status"] == "ok"]),
+            "error": self.error,
+            "interrupted": self.interrupted,
+        }
+
+
+def session_dir(out: Path, name: str) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    for n in range(1000):
+        candidate = out / (f"{name}-{stamp}" + (f"-{n}" if n else ""))
+        try:
+            candidate.mkdir(parents=True)
+            return candidate
+        except FileExistsError:
+            continue
+    raise BackendError(f"cannot create a session folder under {out}")
+
+
+def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path, progress: Progress) -> Session:
+    session = Session(session_dir(out, experiment.name or "experiment"))
+    (session.directory / "experiment.yaml").write_text(
+        yaml.safe_dump(json.loads(experiment.model_dump_json()), sort_keys=False)
+    )
+    try:
+        for repetition in range(1, experiment.repeat + 1):
+            tag = f"[{repetition}/{experiment.repeat}]"
+            result = run_once(experiment, repetition, session.directory, backend, agent, lambda s: progress(f"{tag} {s}"))
+            session.runs.append(result)
+            if result["status"] != "ok":
+                session.error = result["error"]
+                break
+    except KeyboardInterrupt:
+        session.interrupted = True
+        session.error = "interrupted"
+    finally:
+        (session.directory / "summary.json").write_text(json.dumps(session.document(), indent=2) + "\n")
+    return session
+
+
+def run_once(experiment: Experiment, repetition: int, session: Path, backend: str, agent: Path, progress: Progress) -> dict[str, Any]:
+    p = planning.build(experiment, repetition, str(agent))
+    run_dir = session / f"run-{repetition:03d}"
+    (run_dir / "records").mkdir(parents=True)
+    (run_dir / "plan.json").write_text(p.to_json())
+    (run_dir / "plan.sh").write_text(p.render(str(run_dir)))
+    started = time.monotonic()
+    report = lambda s: progress(f"{time.monotonic() - started:6.1f}s {s}")  # noqa: E731
+    error: str | None = None
+    try:
+        if backend == "uml":
+            uml.run_plan(p, run_dir, report)
+        else:
+            netns.run_plan(p, run_dir, report)
+    except BackendError as e:
+        error = str(e)
+    except KeyboardInterrupt:
+        _note_status(run_dir, "interrupted")
+        _collect(run_dir, p, "interrupted")
+        raise
+    if error:
+        _note_status(run_dir, error)
+    return _collect(run_dir, p, error)
+
+
+def _note_status(run_dir: Path, error: str) -> None:
+    path = run_dir / "backend.json"
+    old = json.loads(path.read_text()) if path.exists() else {}
+    path.write_text(json.dumps(old | {"ok": False, "error": old.get("error") or error}, indent=2) + "\n")
+
+
+def _collect(run_dir: Path, p: planning.Plan, error: str | None) -> dict[str, Any]:
+    """Keep what was measured, even from a run that failed."""
+    try:
+        summary = store.collect(run_dir)
+    except Exception as e:  # a broken record must not hide the run's own error
+        summary = {"status": "failed", "error": f"{error or ''} (collecting failed: {e})".strip(), "metrics": {}}
+    return {
+        "run": run_dir.name,
+        "directory": str(run_dir),
+        "status": summary["status"] if not error else "failed",
+        "error": error or summary.get("error"),
+        "params": {"repetition": p.repetition, "seed": p.seed, "run_id": p.run_id, "sctp": p.sctp},
+        "metrics": summary.get("metrics", {}),
+        "detection_model": summary.get("detection_model"),
+        "events": summary.get("events", []),
+        "paths_used": summary.get("paths_used", []),
+        "peers_seen": summary.get("peers_seen", []),
+    }

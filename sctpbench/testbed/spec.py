@@ -1,0 +1,384 @@
+"""The experiment file: validated models with units, and one clear message on bad input.
+
+Everything a run needs is checked here, before anything is built: types and units by
+the pydantic models, names that refer to each other (hosts, paths, addresses) by
+`_check_references`. Errors name the file, the line, the dotted key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from sctpbench.testbed import units
+from sctpbench.testbed.errors import SpecError
+
+TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
+
+Duration = Annotated[int, BeforeValidator(units.parse_duration)]
+Rate = Annotated[int, BeforeValidator(units.parse_rate)]
+Size = Annotated[int, BeforeValidator(units.parse_size)]
+Percent = Annotated[float, BeforeValidator(units.parse_percent)]
+MessageRate = Annotated[float, BeforeValidator(units.parse_message_rate)]
+Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,9}$")]
+NAME_HELP = "lower-case letters and digits, starting with a letter, at most 10 characters"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Shaping(_Model):
+    """What netem does to one direction of a path."""
+
+    rate: Rate | None = None
+    delay: Duration = 0
+    jitter: Duration = 0
+    loss: Percent = 0.0
+    queue: Annotated[int, Field(ge=1)] | None = Field(default=None, description="queue limit in packets")
+
+
+class DirectionOverride(_Model):
+    rate: Rate | None = None
+    delay: Duration | None = None
+    jitter: Duration | None = None
+    loss: Percent | None = None
+    queue: Annotated[int, Field(ge=1)] | None = None
+
+
+class PathSpec(Shaping):
+    """A path between two hosts; shaping keys apply to both directions unless overridden."""
+
+    between: tuple[Name, Name]
+    forward: DirectionOverride | None = Field(default=None, description="first host to second host")
+    reverse: DirectionOverride | None = Field(default=None, description="second host to first host")
+
+    def direction(self, which: Literal["forward", "reverse"]) -> Shaping:
+        base = {k: getattr(self, k) for k in Shaping.model_fields}
+        override = getattr(self, which)
+        if override is not None:
+            base |= {k: v for k, v in override.model_dump().items() if v is not None}
+        return Shaping.model_construct(**base)
+
+
+class Topology(_Model):
+    hosts: list[Name] = Field(min_length=2)
+    paths: dict[Name, PathSpec] = Field(min_length=1)
+
+
+class SctpParams(_Model):
+    """Kernel SCTP parameters; an unset one keeps the kernel's default."""
+
+    rto_initial: Duration | None = None
+    rto_min: Duration | None = None
+    rto_max: Duration | None = None
+    path_max_retrans: Annotated[int, Field(ge=0)] | None = None
+    association_max_retrans: Annotated[int, Field(ge=1)] | None = None
+    pf_enable: bool | None = None
+    pf_retrans: Annotated[int, Field(ge=0)] | None = None
+    hb_interval: Duration | None = None
+    sack_delay: Duration | None = None
+    sack_freq: Annotated[int, Field(ge=1)] | None = None
+    nodelay: bool | None = None
+    streams: Annotated[int, Field(ge=1, le=65535)] | None = None
+
+
+class Workload(_Model):
+    type: Literal["signaling"] = "signaling"
+    client: Name
+    server: Name
+    size: Annotated[Size, Field(ge=16, le=65536)] = 200
+    rate: MessageRate = 50.0
+    arrival: Literal["periodic", "poisson"] = "periodic"
+    ordered: bool = True
+    start: Duration = 0
+    duration: Annotated[Duration, Field(gt=0)]
+    port: Annotated[int, Field(ge=1, le=65535)] = 5000
+
+
+class Event(_Model):
+    """One change on the timeline; exactly one action key besides `at`."""
+
+    at: Duration
+    fail: Name | None = Field(default=None, description="blackhole both directions of a path")
+    restore: Name | None = Field(default=None, description="undo fail")
+    primary: str | None = Field(default=None, description="set the primary path (path name or peer address)")
+
+    @model_validator(mode="after")
+    def _one_action(self) -> "Event":
+        given = [k for k in ("fail", "restore", "primary") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("an event needs exactly one of: fail, restore, primary")
+        return self
+
+    @property
+    def action(self) -> str:
+        return next(k for k in ("fail", "restore", "primary") if getattr(self, k) is not None)
+
+    @property
+    def target(self) -> str:
+        return str(getattr(self, self.action))
+
+
+class Measure(_Model):
+    sample_interval: Annotated[Duration, Field(ge=0)] = 20_000_000
+
+
+class Experiment(_Model):
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
+    description: str = ""
+    topology: Topology
+    sctp: SctpParams = SctpParams()
+    workload: Workload
+    events: list[Event] = []
+    measure: Measure = Measure()
+    repeat: Annotated[int, Field(ge=1, le=10000)] = 1
+    seed: Annotated[int, Field(ge=0)] = 1
+
+
+# ---------------------------------------------------------------------------- loading
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where each key came from, so a message can name the line."""
+
+    file: str
+    lines: dict[tuple[str, ...], int]
+    overrides: dict[tuple[str, ...], str]
+
+    def where(self, loc: tuple[str, ...]) -> str:
+        for n in range(len(loc), -1, -1):
+            if loc[:n] in self.overrides:
+                return f"--set {self.overrides[loc[:n]]}"
+            if loc[:n] in self.lines:
+                return f"{self.file}:{self.lines[loc[:n]]}"
+        return self.file
+
+
+def _line_map(node: yaml.Node, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], int]:
+    lines = {prefix: node.start_mark.line + 1}
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            path = prefix + (str(key.value),)
+            lines[path] = key.start_mark.line + 1
+            lines |= {k: v for k, v in _line_map(value, path).items() if k != path}
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            lines |= _line_map(item, prefix + (str(i),))
+    return lines
+
+
+def _read_yaml(path: Path) -> tuple[Any, dict[tuple[str, ...], int]]:
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SpecError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise SpecError(f"{where}: not valid YAML: {getattr(e, 'problem', e)}") from None
+    return data, (_line_map(node) if node is not None else {})
+
+
+def _resolve_topology(data: dict[str, Any], base_dir: Path, file: str) -> dict[str, Any]:
+    """`topology: NAME` or `topology: {use: NAME, paths: {...}}` loads a file from topologies/."""
+    topo = data.get("topology")
+    use = topo if isinstance(topo, str) else (topo.get("use") if isinstance(topo, dict) else None)
+    if use is None:
+        return data
+    candidates = [base_dir / use, base_dir / f"{use}.yaml", TOPOLOGY_DIR / use, TOPOLOGY_DIR / f"{use}.yaml"]
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None:
+        known = sorted(p.stem for p in TOPOLOGY_DIR.glob("*.yaml"))
+        raise SpecError(f"{file}: topology: no topology file {use!r}; allowed: a file path or one of {', '.join(known)}")
+    loaded, _ = _read_yaml(found)
+    merged = _deep_merge(loaded, {k: v for k, v in topo.items() if k != "use"} if isinstance(topo, dict) else {})
+    return data | {"topology": merged}
+
+
+def _deep_merge(base: Any, top: Any) -> Any:
+    if isinstance(base, dict) and isinstance(top, dict):
+        return {k: _deep_merge(base.get(k), top[k]) if k in top else base[k] for k in base.keys() | top.keys()}
+    return copy.deepcopy(top)
+
+
+def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
+    """`sctp.rto_min=200ms` → (("sctp", "rto_min"), "200ms"); the value is read as YAML."""
+    key, sep, value = text.partition("=")
+    if not sep or not key or any(not part for part in key.split(".")):
+        raise SpecError(f"--set {text}: expected KEY=VALUE with a dotted key (e.g. sctp.rto_min=200ms)")
+    try:
+        parsed = yaml.safe_load(value) if value != "" else ""
+    except yaml.YAMLError:
+        parsed = value
+    return tuple(key.split(".")), parsed
+
+
+def apply_override(data: Any, key: tuple[str, ...], value: Any, text: str) -> None:
+    node = data
+    for i, part in enumerate(key[:-1]):
+        if isinstance(node, list):
+            if not part.isdigit() or int(part) >= len(node):
+                raise SpecError(f"--set {text}: {'.'.join(key[: i + 1])}: no such list item (the list has {len(node)})")
+            node = node[int(part)]
+        elif isinstance(node, dict):
+            node = node.setdefault(part, {})
+        else:
+            raise SpecError(f"--set {text}: {'.'.join(key[:i])} is not a mapping")
+    last = key[-1]
+    if isinstance(node, list):
+        if not last.isdigit() or int(last) >= len(node):
+            raise SpecError(f"--set {text}: {'.'.join(key)}: no such list item (the list has {len(node)})")
+        node[int(last)] = value
+    elif isinstance(node, dict):
+        node[last] = value
+    else:
+        raise SpecError(f"--set {text}: {'.'.join(key[:-1])} is not a mapping")
+
+
+def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
+    """Read, override, validate and cross-check an experiment file."""
+    path = Path(path)
+    file = str(path)
+    data, lines = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise SpecError(f"{file}: the experiment must be a mapping with keys {', '.join(Experiment.model_fields)}")
+    data = _resolve_topology(data, path.parent, file)
+    override_src: dict[tuple[str, ...], str] = {}
+    for text in overrides:
+        key, value = parse_override(text)
+        apply_override(data, key, value, text)
+        override_src[key] = text
+    source = Source(file, lines, override_src)
+    try:
+        experiment = Experiment.model_validate(data)
+    except ValidationError as e:
+        raise SpecError(_describe(e.errors()[0], source)) from None
+    _check_references(experiment, source)
+    if experiment.name is None:
+        experiment = experiment.model_copy(update={"name": path.stem})
+    return experiment
+
+
+# ---------------------------------------------------------------------------- messages
+
+
+def _unwrap(tp: Any) -> Any:
+    """Strip Annotated and Optional so a loc can be followed through the models."""
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is Annotated:
+            tp = typing.get_args(tp)[0]
+        elif origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            tp = args[0] if len(args) == 1 else tp
+            if len(args) != 1:
+                return tp
+        else:
+            return tp
+
+
+def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    tp: Any = Experiment
+    for part in loc:
+        tp = _unwrap(tp)
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            field = tp.model_fields.get(str(part))
+            if field is None:
+                return None
+            tp = field.annotation
+        elif typing.get_origin(tp) in (list, tuple):
+            tp = typing.get_args(tp)[0]
+        elif typing.get_origin(tp) is dict:
+            tp = typing.get_args(tp)[1]
+        else:
+            return None
+    tp = _unwrap(tp)
+    return tp if isinstance(tp, type) and issubclass(tp, BaseModel) else None
+
+
+def _describe(error: dict[str, Any], source: Source) -> str:
+    loc = tuple(str(p) for p in error["loc"] if not str(p).startswith("function-"))
+    key = ".".join(loc) or "(top level)"
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        model = _model_at(tuple(error["loc"][:-1]))
+        allowed = ", ".join(model.model_fields) if model else "see the documentation"
+        detail = f"unknown key; allowed: {allowed}"
+    elif kind == "missing":
+        detail = "required key is missing"
+        model = _model_at(tuple(error["loc"]))
+        if model is not None:
+            detail += f" (a mapping with keys {', '.join(model.model_fields)})"
+    elif kind == "value_error":
+        detail = str(error["ctx"]["error"])
+    elif kind == "string_pattern_mismatch":
+        detail = f"{error['input']!r} is not a valid name; allowed: {NAME_HELP}"
+    elif kind == "literal_error":
+        detail = f"{error['input']!r} is not allowed; allowed: {error['ctx']['expected']}"
+    else:
+        detail = f"{error['msg']} (got {error['input']!r})"
+    return f"{source.where(loc)}: {key}: {detail}"
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_references(exp: Experiment, source: Source) -> None:
+    def fail(loc: tuple[str, ...], detail: str) -> None:
+        raise SpecError(f"{source.where(loc)}: {'.'.join(loc)}: {detail}")
+
+    hosts = exp.topology.hosts
+    if len(set(hosts)) != len(hosts):
+        fail(("topology", "hosts"), "host names must be unique")
+    for name, path in exp.topology.paths.items():
+        for end in path.between:
+            if end not in hosts:
+                fail(("topology", "paths", name, "between"), f"unknown host {end!r}; allowed: {', '.join(hosts)}")
+        if path.between[0] == path.between[1]:
+            fail(("topology", "paths", name, "between"), "a path joins two different hosts")
+    if len(exp.topology.paths) > 250:
+        fail(("topology", "paths"), "at most 250 paths (one /24 of 198.18.0.0/15 each)")
+    w = exp.workload
+    for role in ("client", "server"):
+        if getattr(w, role) not in hosts:
+            fail(("workload", role), f"unknown host {getattr(w, role)!r}; allowed: {', '.join(hosts)}")
+    if w.client == w.server:
+        fail(("workload", "server"), "client and server must be different hosts")
+    assoc_paths = [n for n, p in exp.topology.paths.items() if set(p.between) == {w.client, w.server}]
+    if not assoc_paths:
+        fail(("workload",), f"no path joins {w.client} and {w.server}")
+    end = w.start + w.duration
+    for i, ev in enumerate(exp.events):
+        loc = ("events", str(i))
+        if ev.at > end:
+            fail(loc + ("at",), f"{units.format_duration(ev.at)} is after the workload ends ({units.format_duration(end)})")
+        if ev.action in ("fail", "restore") and ev.target not in exp.topology.paths:
+            fail(loc + (ev.action,), f"unknown path {ev.target!r}; allowed: {', '.join(exp.topology.paths)}")
+        if ev.action == "primary" and ev.target not in assoc_paths and not _is_address(ev.target):
+            fail(loc + ("primary",), f"{ev.target!r} is not a path of the association; allowed: {', '.join(assoc_paths)} or a peer address")
+    p = exp.sctp
+    if p.rto_min is not None and p.rto_max is not None and p.rto_min > p.rto_max:
+        fail(("sctp", "rto_min"), "must not exceed rto_max")
+    for key in ("rto_initial", "rto_min", "rto_max", "hb_interval", "sack_delay"):
+        value = getattr(p, key)
+        if value is not None and value % 1_000_000:
+            fail(("sctp", key), f"{units.format_duration(value)}: the kernel takes whole milliseconds")
+    if p.sack_delay is not None and not 1_000_000 <= p.sack_delay <= 500_000_000:
+        fail(("sctp", "sack_delay"), "allowed: 1ms to 500ms (the kernel's range)")

@@ -1,0 +1,103 @@
+"""Metrics on hand-made records: MTT statistics, detection, failover, affected, CI."""
+
+import math
+
+import pytest
+
+from sctpbench.collectors import records
+from sctpbench.testbed import metrics
+from sctpbench.testbed.metrics import DetectionModel, Failure, Message
+
+MS = 1_000_000
+
+
+def _messages() -> list[Message]:
+    # 100 messages every 20 ms over "primary" at 10 ms MTT; the failure at t=1000 ms
+    # holds messages 50..74 until they arrive on "secondary" at t=1500 ms; 75.. are 10 ms again.
+    out = []
+    for seq in range(100):
+        t = seq * 20 * MS
+        if seq < 50:
+            out.append(Message(seq, t, t + 10 * MS, "primary"))
+        elif seq < 75:
+            out.append(Message(seq, t, 1500 * MS, "secondary"))
+        else:
+            out.append(Message(seq, t, t + 10 * MS, "secondary"))
+    return out
+
+
+FAILURE = Failure("primary", 1000 * MS, "198.18.0.2")
+
+
+def test_mtt_statistics() -> None:
+    s = metrics.mtt_stats(_messages())
+    assert s["mtt_p50_ms"] == pytest.approx(10.0)
+    assert s["mmtt_ms"] == pytest.approx(500.0)  # seq 50 generated at 1000 ms, delivered at 1500 ms
+    assert s["mtt_mean_ms"] == pytest.approx((75 * 10 + sum(1500 - 20 * k for k in range(50, 75))) / 100)
+
+
+def test_failover_is_first_delivery_on_another_path_after_the_failure() -> None:
+    assert metrics.failover_ns(FAILURE, _messages()) == 500 * MS
+
+
+def test_detection_uses_the_first_unreachable_or_pf_report_for_the_failed_peer_after_the_failure() -> None:
+    changes = [
+        (900 * MS, "198.18.0.2", "ADDR_UNREACHABLE"),   # before the failure: ignored
+        (1700 * MS, "198.18.1.2", "ADDR_UNREACHABLE"),  # other peer: ignored
+        (2400 * MS, "198.18.0.2", "ADDR_UNREACHABLE"),
+        (2600 * MS, "198.18.0.2", "ADDR_AVAILABLE"),
+    ]
+    assert metrics.detection_ns(FAILURE, changes) == 1400 * MS
+    assert metrics.detection_ns(FAILURE, changes[:2]) is None
+
+
+def test_affected_counts_messages_above_the_pre_failure_p99() -> None:
+    count, p99 = metrics.affected(FAILURE, _messages())
+    assert p99 == pytest.approx(10.0)
+    assert count == 25
+    assert metrics.affected(None, _messages()) == (None, None)
+
+
+def test_lost_messages_count_as_sent_not_delivered() -> None:
+    msgs = _messages()[:10] + [Message(10, 200 * MS, None, None)]
+    m = metrics.run_metrics(msgs, 11, None, [])
+    assert (m["messages_sent"], m["messages_delivered"]) == (11, 10)
+    assert m["detection_time_ms"] is None and m["failover_time_ms"] is None
+
+
+def test_detection_model_follows_the_rfc_timers() -> None:
+    model = DetectionModel(rto_ms=200, rto_max_ms=800, path_max_retrans=2, rtt_ms=20, sack_delay_ms=10, message_interval_ms=20)
+    assert model.model_ms == 200 + 400 + 800
+    assert model.bound_ms == 1400 + 3 * (20 + 10 + 20 + 10) + 50
+    capped = DetectionModel(rto_ms=1000, rto_max_ms=60000, path_max_retrans=5, rtt_ms=20, sack_delay_ms=200, message_interval_ms=20)
+    assert capped.model_ms == 1000 + 2000 + 4000 + 8000 + 16000 + 32000
+
+
+def test_confidence_interval_uses_students_t() -> None:
+    s = metrics.mean_ci95([10.0, 12.0, 14.0])
+    assert s["mean"] == pytest.approx(12.0)
+    assert s["ci95"] == pytest.approx(4.302652729911275 * 2.0 / math.sqrt(3))
+    assert metrics.mean_ci95([5.0]) == {"mean": 5.0, "ci95": None, "n": 1}
+    assert metrics.mean_ci95([None, None])["mean"] is None
+
+
+def test_record_parser_reads_every_kind_and_stops_at_a_torn_last_line() -> None:
+    lines = [
+        "#sctpbench-records\tv1\tclock=CLOCK_MONOTONIC\tunit=ns\n",
+        "meta\trole\tclient\n",
+        "param\t5\trto_min_ms\t200\n",
+        "peer\t5\t198.18.0.2\n",
+        "tx\t100\t0\t0\t200\t150\n",
+        "addr\t300\t198.18.0.2\tADDR_UNREACHABLE\t0\n",
+        "path\t400\t198.18.0.2\tINACTIVE\t4380\t2\t800\t1500\t0\n",
+        "end\t500\t1\n",
+        "tx\t600\t1\t0\t2",
+    ]
+    r = records.parse(lines)
+    assert r.role == "client" and r.params == {"rto_min_ms": "200"} and r.peers == ["198.18.0.2"]
+    assert r.tx == [records.Tx(100, 0, 0, 200, 150)]
+    assert r.addr[0].state == "ADDR_UNREACHABLE"
+    assert r.path[0] == records.PathSample(400, "198.18.0.2", "INACTIVE", 4380, 2, 800, 1500, False)
+    assert r.end == (500, 1)
+    with pytest.raises(ValueError, match="bad 'tx' record"):
+        records.parse(["tx\tx\t0\t0\t200\t150\n"])

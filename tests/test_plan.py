@@ -1,0 +1,106 @@
+"""The plan: golden rendering, addresses, ordering of sysctls, timeline, JSON round trip."""
+
+import os
+from pathlib import Path
+
+from sctpbench.testbed import plan, spec
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _plan(name: str, overrides: list[str] = (), repetition: int = 1) -> plan.Plan:
+    return plan.build(spec.load(ROOT / "examples" / name, list(overrides)), repetition, "/opt/sctpbench-agent")
+
+
+def test_failover_plan_renders_the_exact_commands() -> None:
+    """Golden: regenerate with SCTPBENCH_REGEN=1 after an intended change, and read the diff."""
+    rendered = _plan("failover.yaml").render()
+    golden = GOLDEN / "failover.plan.sh"
+    if os.environ.get("SCTPBENCH_REGEN"):
+        golden.write_text(rendered)
+    assert rendered == golden.read_text()
+
+
+def test_plan_round_trips_through_json() -> None:
+    p = _plan("failover.yaml")
+    assert plan.Plan.from_json(p.to_json()) == p
+
+
+def test_addresses_come_from_the_benchmarking_range_only() -> None:
+    p = _plan("failover.yaml")
+    import ipaddress
+
+    bench = ipaddress.ip_network("198.18.0.0/15")
+    for link in p.links:
+        for end in (link.a, link.b):
+            assert ipaddress.ip_address(end.address) in bench
+    assert [(a.client_address, a.server_address) for a in p.association] == [
+        ("198.18.0.1", "198.18.0.2"), ("198.18.1.1", "198.18.1.2")
+    ]
+
+
+def test_run_id_is_content_derived() -> None:
+    assert _plan("failover.yaml").run_id == _plan("failover.yaml").run_id
+    assert _plan("failover.yaml").run_id != _plan("failover.yaml", repetition=2).run_id
+    assert _plan("failover.yaml").run_id != _plan("failover.yaml", ["sctp.rto_min=300ms"]).run_id
+
+
+def test_repetitions_get_their_own_seed() -> None:
+    assert [_plan("failover.yaml", repetition=r).seed for r in (1, 2, 3)] == [1, 2, 3]
+
+
+def test_rto_writes_are_ordered_so_the_kernel_accepts_them() -> None:
+    # Kernel default rto_min is 1000 ms: a lower rto_max must follow the new rto_min.
+    low = _plan("failover.yaml").setup
+    sysctl = next(c for c in low if c.tool == "sysctl").args
+    assert sysctl.index("net.sctp.rto_min=200") < sysctl.index("net.sctp.rto_max=800")
+    high = next(c for c in _plan("failover.yaml", ["sctp.rto_min=70s", "sctp.rto_max=90s"]).setup if c.tool == "sysctl").args
+    assert high.index("net.sctp.rto_max=90000") < high.index("net.sctp.rto_min=70000")
+
+
+def test_kernel_defaults_mean_no_sysctl_writes() -> None:
+    assert not [c for c in _plan("failover-rfc-defaults.yaml").setup if c.tool == "sysctl"]
+
+
+def test_fail_blackholes_both_ends_and_restore_undoes_it() -> None:
+    p = _plan("failover.yaml")
+    fail = next(t for t in p.timeline if t.kind == "fail")
+    assert {c.ns for c in fail.commands} == set(p.namespaces.values())
+    assert all(c.args[-2:] == ["action", "drop"] and "ingress" in c.args for c in fail.commands)
+    assert fail.at_ns == 5_000_000_000
+
+
+def test_primary_event_targets_the_server_address_of_the_path(tmp_path: Path) -> None:
+    f = tmp_path / "x.yaml"
+    f.write_text(
+        "topology: dual-homed\nworkload: {client: client, server: server, duration: 5s}\n"
+        "events:\n  - {at: 1s, primary: secondary}\n  - {at: 2s, primary: 198.18.0.2}\n  - {at: 3s, fail: primary}\n  - {at: 4s, restore: primary}\n"
+    )
+    p = plan.build(spec.load(f), 1, "agent")
+    assert [(t.kind, t.control) for t in p.timeline if t.kind == "primary"] == [
+        ("primary", "primary 198.18.1.2"), ("primary", "primary 198.18.0.2")
+    ]
+    restore = next(t for t in p.timeline if t.kind == "restore")
+    assert all(c.args[:2] == ["filter", "del"] for c in restore.commands)
+
+
+def test_primary_event_with_a_foreign_address_is_refused(tmp_path: Path) -> None:
+    import pytest
+    from sctpbench.testbed.errors import SpecError
+
+    f = tmp_path / "x.yaml"
+    f.write_text("topology: dual-homed\nworkload: {client: client, server: server, duration: 5s}\nevents:\n  - {at: 1s, primary: 198.18.9.9}\n")
+    with pytest.raises(SpecError, match=r"allowed: primary \(198.18.0.2\), secondary \(198.18.1.2\)"):
+        plan.build(spec.load(f), 1, "agent")
+
+
+def test_netem_arguments_per_direction(tmp_path: Path) -> None:
+    f = tmp_path / "x.yaml"
+    f.write_text(
+        "topology:\n  hosts: [a, b]\n  paths:\n    p:\n      between: [a, b]\n      delay: 10ms\n      jitter: 2ms\n"
+        "      loss: 1%\n      rate: 6mbit\n      queue: 50\n      reverse: {delay: 150ms}\nworkload: {client: a, server: b, duration: 1s}\n"
+    )
+    link = plan.build(spec.load(f), 1, "agent").links[0]
+    assert link.netem["forward"] == ["delay", "10ms", "2ms", "loss", "random", "1%", "rate", "6mbit", "limit", "50"]
+    assert link.netem["reverse"][:3] == ["delay", "150ms", "2ms"]
