@@ -19,6 +19,7 @@ import json
 import os
 import queue
 import re
+import select
 import signal
 import subprocess
 import threading
@@ -51,7 +52,7 @@ class LineReader:
     """Collects lines of a pipe in a thread, so the timeline never blocks on a read."""
 
     def __init__(self, stream: TextIO, log: TextIO | None = None) -> None:
-        self.lines: queue.Queue[tuple[int, str]] = queue.Queue()
+        self.lines: queue.Queue[tuple[int, str | None]] = queue.Queue()
         self._log = log
         self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
         self._thread.start()
@@ -62,13 +63,19 @@ class LineReader:
             if self._log:
                 self._log.write(line)
                 self._log.flush()
+        self.lines.put((_now(), None))  # end of stream: nothing more will come
+
 
     def wait_for(self, predicate: Callable[[str], bool], timeout_s: float) -> tuple[int, str] | None:
+        """The first line matching, or None at timeout or end of stream."""
         deadline = time.monotonic() + timeout_s
         while (left := deadline - time.monotonic()) > 0:
             try:
                 t, line = self.lines.get(timeout=left)
             except queue.Empty:
+                return None
+            if line is None:
+                self.lines.put((t, None))
                 return None
             if predicate(line):
                 return t, line
@@ -76,48 +83,59 @@ class LineReader:
 
     def drain(self) -> None:
         while not self.lines.empty():
-            self.lines.get_nowait()
+            if self.lines.get_nowait()[1] is None:
+                self.lines.put((_now(), None))
+                return
 
 
 class TcSession:
     """A long-lived `tc -batch` in one namespace.
 
     Starting a process in the guest costs tens of milliseconds, far more than the timing
-    an event needs. A running tc applies a line in well under a millisecond; showing the
+    an event needs. A running tc applies a line in about a millisecond; showing the
     device's qdiscs right after it prints output (tc flushes per command), which tells us
-    the change before it has been made.
+    the change before it has been made. The pipes are read here, without a thread, to
+    keep thread wake-ups out of that path.
     """
 
     def __init__(self, ns: str, log: TextIO) -> None:
         self.ns = ns
+        self.log = log
         self.proc = subprocess.Popen(
             ["tc", "-n", ns, "-force", "-batch", "-"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
         )
-        assert self.proc.stdout and self.proc.stderr
-        self.out = LineReader(self.proc.stdout)
-        self.err = LineReader(self.proc.stderr, log)
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._in, self._out, self._err = self.proc.stdin, self.proc.stdout.fileno(), self.proc.stderr.fileno()
 
-    def send(self, commands: list[Command]) -> None:
-        assert self.proc.stdin
-        self.out.drain()
-        for c in commands:
-            self.proc.stdin.write(" ".join(c.args) + "\n")
-        self.proc.stdin.flush()
+    def send(self, commands: list[Command], confirm_dev: str) -> None:
+        self._read_ready(self._out)  # leftovers of an earlier confirmation
+        text = "".join(" ".join(c.args) + "\n" for c in commands) + f"qdisc show dev {confirm_dev}\n"
+        self.log.write(text)
+        self._in.write(text.encode())
 
-    def confirm(self, dev: str) -> int:
-        assert self.proc.stdin
-        self.proc.stdin.write(f"qdisc show dev {dev}\n")
-        self.proc.stdin.flush()
-        got = self.out.wait_for(lambda _: True, CONFIRM_TIMEOUT_S)
-        # tc wrote any error for the change before the show's output; give the reader
-        # thread a moment to queue it.
-        time.sleep(0.001)
-        if not self.err.lines.empty():
-            raise BackendError(f"tc in {self.ns}: {self.err.lines.get_nowait()[1]}")
-        if got is None:
+    def confirm(self) -> int:
+        """Wait for the show's output; the time it arrives bounds when the change was made."""
+        ready, _, _ = select.select([self._out], [], [], CONFIRM_TIMEOUT_S)
+        t = _now()
+        if not ready or not os.read(self._out, 65536):
             raise BackendError(f"tc in {self.ns}: no confirmation within {CONFIRM_TIMEOUT_S:g} s")
-        return got[0]
+        # tc wrote any error for the change before the show's output.
+        error = self._read_ready(self._err)
+        if error:
+            self.log.write(error)
+            raise BackendError(f"tc in {self.ns}: {error.strip().splitlines()[0]}")
+        return t
+
+    @staticmethod
+    def _read_ready(fd: int) -> str:
+        text = b""
+        while select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            text += chunk
+        return text.decode(errors="replace")
 
     def close(self) -> None:
         _stop(self.proc)
@@ -202,6 +220,7 @@ class NetnsBackend:
             self._start_agent(p.name, p.ns, [a.replace("{run}", str(self.run_dir)) for a in p.argv], p.ready_line)
         t0 = _now() + T0_LEAD_NS
         self.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
+        self._write_json("backend.json", {"ok": None, "t0_ns": t0})
         events = self._open("events.jsonl")
         for action in self.plan.timeline:
             record = self._apply(action, t0)
@@ -209,7 +228,6 @@ class NetnsBackend:
             events.flush()
             if action.kind != "start":
                 self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target} (lag {record['lag_ns'] / 1e6:.2f} ms)")
-        self._write_json("backend.json", {"ok": None, "t0_ns": t0})
         self._wait_agents(t0)
 
     def _start_agent(self, name: str, ns: str, argv: list[str], ready: str) -> None:
@@ -241,10 +259,9 @@ class NetnsBackend:
                 raise BackendError(f"{action.kind} {action.target}: the client agent answered {got[1] if got else 'nothing'}")
             applied = int(got[1].split()[-1])
         else:
-            sessions = {ns for ns, _ in action.confirm}
-            for ns in sessions:
-                self.tc[ns].send([c for c in action.commands if c.ns == ns])
-            applied = max(self.tc[ns].confirm(dev) for ns, dev in action.confirm)
+            for ns, dev in action.confirm:
+                self.tc[ns].send([c for c in action.commands if c.ns == ns], dev)
+            applied = max(self.tc[ns].confirm() for ns, _ in action.confirm)
         return _event(action, scheduled, issued, applied)
 
     def _wait_agents(self, t0: int) -> None:
@@ -320,7 +337,7 @@ def _check(argv: list[str], stdin: str | None = None, shown: str | None = None) 
     return r.stdout
 
 
-def _stop(proc: subprocess.Popen[str]) -> None:
+def _stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         try:

@@ -20,6 +20,11 @@ mount -t tmpfs tmpfs /var/tmp 2>/dev/null
 # so give it a root of its own that points at the package's modules.
 mkdir -p /run/netns /run/modroot/lib/modules
 ln -s "/usr/lib/uml/modules/$(uname -r)" "/run/modroot/lib/modules/$(uname -r)"
+# The kernel loads modules on demand too (SCTP's cookie HMAC, qdiscs): point it at a
+# modprobe that uses that root.
+printf '#!/bin/sh\nexec /sbin/modprobe -d /run/modroot "$@"\n' > /run/modprobe
+chmod +x /run/modprobe
+echo /run/modprobe > /proc/sys/kernel/modprobe
 mkdir -p "$SB_RUN"
 if ! mount -t hostfs -o "$SB_RUN" none "$SB_RUN"; then
     echo "SB-ERROR cannot mount the run folder $SB_RUN"

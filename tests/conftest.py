@@ -1,0 +1,24 @@
+"""Guest tests need the User-Mode Linux guest (or a capable host) and the built agent.
+
+Where the machine cannot run them they are skipped with `sctpbench check`'s reason,
+unless SCTPBENCH_REQUIRE_GUEST=1 (CI sets it), which turns that into a failure.
+"""
+
+import os
+
+import pytest
+
+from sctpbench.testbed import capabilities
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    backend, why = capabilities.choose_backend("auto")
+    agent = capabilities.agent()
+    reason = why if backend is None else ("" if agent.ok else agent.detail)
+    if not reason:
+        return
+    if os.environ.get("SCTPBENCH_REQUIRE_GUEST") == "1":
+        raise pytest.UsageError(f"guest tests required but cannot run: {reason}")
+    for item in items:
+        if "guest" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason=reason))
