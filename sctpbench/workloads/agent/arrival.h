@@ -1,0 +1,44 @@
+/* Message generation schedule: periodic or Poisson.
+ *
+ * The schedule is a pure function of (kind, rate, seed, start time), so
+ * two runs with the same seed offer the network the same gaps and their
+ * differences come from the network, not from the load.
+ */
+#ifndef SCTPBENCH_ARRIVAL_H
+#define SCTPBENCH_ARRIVAL_H
+
+#include <stdint.h>
+
+enum arrival_kind {
+	ARRIVAL_PERIODIC,
+	ARRIVAL_POISSON,
+};
+
+/* xoshiro256** seeded through splitmix64 (the seeding its authors
+ * recommend): small, fast, and identical on every platform, unlike
+ * rand()/random(). */
+struct prng {
+	uint64_t s[4];
+};
+
+void prng_seed(struct prng *p, uint64_t seed);
+uint64_t prng_next(struct prng *p);
+/* Uniform in [0, 1) with 53 random bits. */
+double prng_unit(struct prng *p);
+
+struct arrival {
+	enum arrival_kind kind;
+	double rate;     /* messages per second, > 0 */
+	int64_t t0;      /* scheduled time of message 0 */
+	uint64_t index;  /* next message to schedule */
+	int64_t last;    /* scheduled time of the previous message */
+	struct prng rng;
+};
+
+void arrival_init(struct arrival *a, enum arrival_kind kind, double rate,
+		  uint64_t seed, int64_t t0);
+/* Scheduled CLOCK_MONOTONIC ns of the next message; the first call
+ * returns t0. */
+int64_t arrival_next(struct arrival *a);
+
+#endif

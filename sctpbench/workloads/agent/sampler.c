@@ -1,0 +1,111 @@
+#include "sampler.h"
+
+#include "addr.h"
+#include "clock.h"
+#include "sockopts.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+
+void sampler_init(struct sampler *s, int64_t interval_ms)
+{
+	s->interval_ns = interval_ms * NS_PER_MS;
+	s->next_ns = INT64_MAX;
+}
+
+void sampler_start(struct sampler *s, int64_t now)
+{
+	if (s->interval_ns > 0)
+		s->next_ns = now;
+}
+
+void sampler_stop(struct sampler *s)
+{
+	s->next_ns = INT64_MAX;
+}
+
+int64_t sampler_deadline(const struct sampler *s)
+{
+	return s->next_ns;
+}
+
+static const char *path_state_name(int32_t state)
+{
+	switch (state) {
+	case SCTP_ACTIVE: return "ACTIVE";
+	case SCTP_INACTIVE: return "INACTIVE";
+	case SCTP_PF: return "PF";
+	case SCTP_UNCONFIRMED: return "UNCONFIRMED";
+	default: return "UNKNOWN";
+	}
+}
+
+static void sample_path(int fd, sctp_assoc_t assoc, const struct sockaddr_storage *addr,
+			const struct sockaddr_storage *primary, bool have_primary,
+			struct records *r)
+{
+	struct sctp_paddrinfo pi;
+	socklen_t len = sizeof(pi);
+	int32_t state;
+	uint32_t cwnd, srtt, rto, mtu;
+
+	memset(&pi, 0, sizeof(pi));
+	pi.spinfo_assoc_id = assoc;
+	/* Packed struct: no pointer to the embedded address is ever formed. */
+	memcpy((unsigned char *)&pi + offsetof(struct sctp_paddrinfo, spinfo_address),
+	       addr, sizeof(*addr));
+	/* Fails for a path that vanished since sctp_getpaddrs(), and with
+	 * EACCES for a PF path when net.sctp.pf_expose hides PF; neither has
+	 * numbers to record, so the path is left out of this round. */
+	if (getsockopt(fd, IPPROTO_SCTP, SCTP_GET_PEER_ADDR_INFO, &pi, &len) != 0)
+		return;
+	state = pi.spinfo_state;
+	cwnd = pi.spinfo_cwnd;
+	srtt = pi.spinfo_srtt;
+	rto = pi.spinfo_rto;
+	mtu = pi.spinfo_mtu;
+	records_path(r, now_ns(), addr, path_state_name(state), cwnd, srtt, rto, mtu,
+		     have_primary && addr_same_host(addr, primary));
+}
+
+void sampler_round(int fd, sctp_assoc_t assoc, struct records *r)
+{
+	struct sockaddr *packed = NULL;
+	struct addr_list peers;
+	struct sctp_status st;
+	struct sockaddr_storage primary;
+	bool have_primary = false;
+	int n;
+
+	memset(&primary, 0, sizeof(primary));
+	/* Re-read every round: ASCONF can add or remove peer addresses, and
+	 * one extra system call per round is cheap next to the record I/O. */
+	n = sctp_getpaddrs(fd, assoc, &packed);
+	if (n < 0)
+		return; /* association gone: nothing to sample */
+	/* libsctp allocates even for zero addresses; any n >= 0 owns memory. */
+	addr_unpack(packed, n, &peers);
+	sctp_freepaddrs(packed);
+
+	if (sockopts_status(fd, assoc, &st) == 0) {
+		memcpy(&primary,
+		       (const unsigned char *)&st + offsetof(struct sctp_status, sstat_primary) +
+			       offsetof(struct sctp_paddrinfo, spinfo_address),
+		       sizeof(primary));
+		have_primary = true;
+	}
+	for (size_t i = 0; i < peers.n; i++)
+		sample_path(fd, assoc, &peers.a[i], &primary, have_primary, r);
+}
+
+void sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
+		  struct records *r, int64_t now)
+{
+	if (s->interval_ns <= 0 || now < s->next_ns)
+		return;
+	sampler_round(fd, assoc, r);
+	s->next_ns += s->interval_ns;
+	if (s->next_ns <= now)
+		s->next_ns = now + s->interval_ns;
+}

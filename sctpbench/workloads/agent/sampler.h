@@ -1,0 +1,34 @@
+/* Periodic per-path state sampling (SCTP_GET_PEER_ADDR_INFO).
+ *
+ * Notifications say when the kernel changed its mind about a path; the
+ * samples show how it got there (cwnd, srtt, rto growing through the
+ * retransmission timeouts before a failover).
+ */
+#ifndef SCTPBENCH_SAMPLER_H
+#define SCTPBENCH_SAMPLER_H
+
+#include "records.h"
+#include "sctpapi.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sampler {
+	int64_t interval_ns; /* 0 = sampling disabled */
+	int64_t next_ns;     /* INT64_MAX until started */
+};
+
+void sampler_init(struct sampler *s, int64_t interval_ms);
+/* First round at `now`, then every interval. */
+void sampler_start(struct sampler *s, int64_t now);
+void sampler_stop(struct sampler *s);
+int64_t sampler_deadline(const struct sampler *s);
+/* Takes a round if due.  Rounds missed while the process was busy are
+ * skipped, not replayed: a burst of back-dated samples would lie about
+ * when the state was seen. */
+void sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
+		  struct records *r, int64_t now);
+/* One round regardless of the schedule. */
+void sampler_round(int fd, sctp_assoc_t assoc, struct records *r);
+
+#endif

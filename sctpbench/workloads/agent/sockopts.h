@@ -1,0 +1,43 @@
+/* SCTP socket options: the ones an experiment may set before the
+ * association exists, the notifications the agent depends on, and the
+ * read-back of what the association actually ended up with.
+ *
+ * Only options given on the command line are touched: an experiment that
+ * varies a sysctl must see the kernel's value, not a default of ours.
+ */
+#ifndef SCTPBENCH_SOCKOPTS_H
+#define SCTPBENCH_SOCKOPTS_H
+
+#include "records.h"
+#include "sctpapi.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sock_opts {
+	bool has_nodelay;
+	int nodelay;
+	bool has_sack_delay;
+	uint32_t sack_delay_ms; /* 0 = delayed SACK off */
+	bool has_sack_freq;
+	uint32_t sack_freq;
+	bool has_streams;
+	uint16_t streams;
+};
+
+/* Sets the given options on an unconnected socket and reads each back;
+ * -1 (message printed) if the kernel refused or changed a value. */
+int sockopts_apply(int fd, const struct sock_opts *o);
+/* Notifications and per-message receive info (stream number). */
+int sockopts_subscribe(int fd);
+/* Asks for SCTP_SENDER_DRY_EVENT, which the kernel sends at once if
+ * nothing is queued or in flight and otherwise when the last byte is
+ * acknowledged. */
+int sockopts_want_sender_dry(int fd, sctp_assoc_t assoc);
+
+int sockopts_status(int fd, sctp_assoc_t assoc, struct sctp_status *st);
+int sockopts_set_primary(int fd, sctp_assoc_t assoc, const struct sockaddr_storage *addr);
+/* Writes the `param` records; -1 (message printed) on a failed read. */
+int sockopts_write_params(int fd, sctp_assoc_t assoc, struct records *r, int64_t t);
+
+#endif

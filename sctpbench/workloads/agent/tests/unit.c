@@ -1,0 +1,143 @@
+/* Host-side ASan/UBSan unit checks of the agent's socket-free modules. */
+#include "../sctpapi.h"
+#include "../addr.h"
+#include "../arrival.h"
+#include "../control.h"
+#include "../notify.h"
+#include "../records.h"
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fails;
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "FAIL %s:%d %s\n", __FILE__, __LINE__, #c); fails++; } } while (0)
+
+static void test_control(void)
+{
+	int p[2]; assert(pipe(p) == 0);
+	struct control c; control_init(&c, p[0]);
+	struct control_cmd cmd;
+	char longline[3000]; memset(longline, 'x', sizeof longline); longline[sizeof longline - 1] = '\n';
+	const char *a = "start 123\nprimary 198.18.1.2\r\n   \nstop\nstart -5\nstart 1 2\nprimary\nfoo bar\n";
+	assert(write(p[1], a, strlen(a)) == (ssize_t)strlen(a));
+	int kinds[16], n = 0;
+	while (n < 16) { if (control_fill(&c) != 0) break; while (control_next(&c, &cmd)) kinds[n++] = cmd.kind; if (!memchr(c.buf, '\n', c.len) && n >= 7) break; }
+	CHECK(n == 7);
+	CHECK(kinds[0] == CONTROL_START && kinds[1] == CONTROL_PRIMARY && kinds[2] == CONTROL_STOP);
+	CHECK(kinds[3] == CONTROL_INVALID && kinds[4] == CONTROL_INVALID && kinds[5] == CONTROL_INVALID && kinds[6] == CONTROL_INVALID);
+	/* overlong line, then a valid one, then EOF with a partial command */
+	assert(write(p[1], longline, sizeof longline) == (ssize_t)sizeof longline);
+	assert(write(p[1], "stop\nsto", 8) == 8);
+	close(p[1]);
+	n = 0;
+	while (!c.eof) { CHECK(control_fill(&c) == 0); while (control_next(&c, &cmd)) { kinds[n] = cmd.kind; n++; if (cmd.kind == CONTROL_INVALID) fprintf(stderr, "  invalid: '%s' %s\n", cmd.word, cmd.why); } }
+	while (control_next(&c, &cmd)) kinds[n++] = cmd.kind;
+	CHECK(n == 3);
+	CHECK(kinds[0] == CONTROL_INVALID && kinds[1] == CONTROL_STOP && kinds[2] == CONTROL_INVALID);
+	close(p[0]);
+	/* exactly-full buffer at EOF without newline */
+	assert(pipe(p) == 0); control_init(&c, p[0]);
+	char full[CONTROL_LINE_MAX]; memset(full, 'y', sizeof full);
+	assert(write(p[1], full, sizeof full) == (ssize_t)sizeof full); close(p[1]);
+	n = 0; while (!c.eof) { control_fill(&c); while (control_next(&c, &cmd)) n++; }
+	while (control_next(&c, &cmd)) n++;
+	CHECK(n == 1);
+	close(p[0]);
+	puts("control ok");
+}
+
+static void test_addr(void)
+{
+	struct sockaddr_storage s, t; char buf[ADDR_STR_MAX];
+	CHECK(addr_parse("198.18.0.1", 5000, &s) == 0 && strcmp(addr_format(&s, buf), "198.18.0.1") == 0);
+	CHECK(addr_parse("2001:db8::1", 1, &s) == 0 && strcmp(addr_format(&s, buf), "2001:db8::1") == 0);
+	CHECK(addr_parse("fe80::1%lo", 1, &s) == 0);
+	CHECK(addr_parse("fe80::1%99999999999", 1, &s) != 0);
+	CHECK(addr_parse("::ffff:198.18.0.7", 1, &s) == 0 && strcmp(addr_format(&s, buf), "198.18.0.7") == 0);
+	CHECK(addr_parse("198.18.0.7", 2, &t) == 0 && addr_same_host(&s, &t));
+	CHECK(addr_parse("1.2", 1, &s) != 0 && addr_parse("", 1, &s) != 0 && addr_parse("host", 1, &s) != 0);
+	struct addr_list l, u;
+	CHECK(addr_parse_list("198.18.0.1,2001:db8::2,198.18.1.1", 9, &l) == 0 && l.n == 3);
+	CHECK(addr_parse_list("198.18.0.1,", 9, &u) != 0);
+	_Alignas(8) unsigned char packed[ADDR_PACK_MAX];
+	size_t used = addr_pack(&l, packed, sizeof packed);
+	CHECK(used == 16 + 28 + 16);
+	addr_unpack(packed, 3, &u);
+	CHECK(u.n == 3);
+	for (size_t i = 0; i < 3; i++) CHECK(addr_same_host(&l.a[i], &u.a[i]) && addr_len(&l.a[i]) == addr_len(&u.a[i]) && memcmp(&l.a[i], &u.a[i], addr_len(&l.a[i])) == 0);
+	memset(&s, 0, sizeof s); CHECK(strcmp(addr_format(&s, buf), "?") == 0);
+	puts("addr ok");
+}
+
+static void test_notify(struct records *r)
+{
+	unsigned char buf[512];
+	struct notify_info info;
+	/* assoc change */
+	struct sctp_assoc_change sac; memset(&sac, 0, sizeof sac);
+	sac.sac_type = SCTP_ASSOC_CHANGE; sac.sac_state = SCTP_COMM_UP; sac.sac_outbound_streams = 3; sac.sac_inbound_streams = 4; sac.sac_assoc_id = 7;
+	for (size_t len = 0; len <= sizeof sac; len++) { unsigned char *b = malloc(len ? len : 1); memcpy(b, &sac, len); notify_handle(b, len, 1, r, &info); free(b); }
+	CHECK(info.kind == NOTIFY_COMM_UP && info.assoc_id == 7);
+	sac.sac_state = 99; notify_handle((unsigned char *)&sac, sizeof sac, 2, r, &info); CHECK(info.kind == NOTIFY_OTHER);
+	/* paddr change */
+	struct sctp_paddr_change pc; memset(&pc, 0, sizeof pc); pc.spc_type = SCTP_PEER_ADDR_CHANGE;
+	struct sockaddr_storage a; addr_parse("198.18.0.2", 5000, &a); memcpy((unsigned char *)&pc + offsetof(struct sctp_paddr_change, spc_aaddr), &a, sizeof a);
+	pc.spc_state = SCTP_ADDR_UNREACHABLE; pc.spc_error = 0;
+	for (size_t len = 0; len <= sizeof pc; len++) { unsigned char *b = malloc(len ? len : 1); memcpy(b, &pc, len); notify_handle(b, len, 3, r, &info); free(b); }
+	/* send failed event with data */
+	struct sctp_send_failed_event sf; memset(buf, 0, sizeof buf); memset(&sf, 0, sizeof sf);
+	sf.ssf_type = SCTP_SEND_FAILED_EVENT; sf.ssf_error = 5; sf.ssfe_info.snd_context = 42; memcpy(buf, &sf, sizeof sf);
+	for (size_t len = 0; len <= sizeof sf + 16; len++) { unsigned char *b = malloc(len ? len : 1); memcpy(b, buf, len); notify_handle(b, len, 4, r, &info); free(b); }
+	struct sctp_send_failed sfo; memset(&sfo, 0, sizeof sfo); sfo.ssf_type = SCTP_SEND_FAILED; sfo.ssf_info.sinfo_context = 43;
+	for (size_t len = 0; len <= sizeof sfo; len++) { unsigned char *b = malloc(len ? len : 1); memcpy(b, &sfo, len); notify_handle(b, len, 5, r, &info); free(b); }
+	struct sctp_remote_error re; memset(&re, 0, sizeof re); re.sre_type = SCTP_REMOTE_ERROR; re.sre_error = htons(12);
+	for (size_t len = 0; len <= sizeof re; len++) { unsigned char *b = malloc(len ? len : 1); memcpy(b, &re, len); notify_handle(b, len, 6, r, &info); free(b); }
+	struct sctp_shutdown_event se; memset(&se, 0, sizeof se); se.sse_type = SCTP_SHUTDOWN_EVENT;
+	notify_handle((unsigned char *)&se, sizeof se, 7, r, &info); CHECK(info.kind == NOTIFY_PEER_SHUTDOWN);
+	struct sctp_sender_dry_event de; memset(&de, 0, sizeof de); de.sender_dry_type = SCTP_SENDER_DRY_EVENT;
+	notify_handle((unsigned char *)&de, sizeof de, 8, r, &info); CHECK(info.kind == NOTIFY_SENDER_DRY);
+	puts("notify ok");
+}
+
+static void test_arrival(void)
+{
+	struct arrival a, b;
+	arrival_init(&a, ARRIVAL_PERIODIC, 50, 1, 1000);
+	CHECK(arrival_next(&a) == 1000); CHECK(arrival_next(&a) == 1000 + 20000000); CHECK(arrival_next(&a) == 1000 + 40000000);
+	arrival_init(&a, ARRIVAL_PERIODIC, 3, 1, 0);
+	arrival_next(&a); CHECK(arrival_next(&a) == 333333333); CHECK(arrival_next(&a) == 666666667); CHECK(arrival_next(&a) == 1000000000);
+	arrival_init(&a, ARRIVAL_POISSON, 100, 7, 5); arrival_init(&b, ARRIVAL_POISSON, 100, 7, 5);
+	int64_t prev = 0, first = 0; int same = 1; double sum = 0; int N = 200000;
+	for (int i = 0; i < N; i++) { int64_t x = arrival_next(&a), y = arrival_next(&b); if (x != y) same = 0; if (i == 0) first = x; else { CHECK(x >= prev); sum += (double)(x - prev); } prev = x; }
+	CHECK(same); CHECK(first == 5);
+	double mean = sum / (N - 1) / 1e6; printf("poisson mean gap %.4f ms (expect 10)\n", mean); CHECK(fabs(mean - 10) < 0.1);
+	arrival_init(&b, ARRIVAL_POISSON, 100, 8, 5); arrival_next(&b); arrival_init(&a, ARRIVAL_POISSON, 100, 7, 5); arrival_next(&a);
+	CHECK(arrival_next(&a) != arrival_next(&b));
+	arrival_init(&a, ARRIVAL_POISSON, 0.001, 7, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
+	arrival_init(&a, ARRIVAL_PERIODIC, 0.001, 7, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
+	struct prng p; prng_seed(&p, 0); uint64_t v0 = prng_next(&p); prng_seed(&p, 0); CHECK(prng_next(&p) == v0);
+	printf("prng seed0 first %llu\n", (unsigned long long)v0);
+	puts("arrival ok");
+}
+
+int main(void)
+{
+	struct records r;
+	const char *path = "/tmp/unit.rec";
+	CHECK(records_open(&r, path) == 0);
+	test_control(); test_addr(); test_notify(&r); test_arrival();
+	struct sockaddr_storage a; addr_parse("198.18.0.1", 1, &a);
+	records_meta(&r, "k", "v"); records_tx(&r, 1, 2, 3, 4, 5); records_rx(&r, 1, false, 0, false, 0, 9, 0, &a);
+	records_rx(&r, 1, true, 2, true, 70000, 9, 3, &a); records_path(&r, 1, &a, "ACTIVE", 1, 2, 3, 4, true);
+	records_event(&r, 1, "stop", NULL); records_event(&r, 1, "start", "5"); records_sendfail(&r, 1, 2, false, 0);
+	records_flush_if_due(&r, INT64_MAX);
+	records_end(&r, 9, 9);
+	CHECK(records_close(&r) == 0);
+	char cmd[128]; snprintf(cmd, sizeof cmd, "cat %s", path); fflush(stdout); CHECK(system(cmd) == 0);
+	CHECK(records_open(&r, "/nonexistent/x") != 0);
+	printf("%s (%d failures)\n", fails ? "FAILED" : "ALL OK", fails);
+	return fails != 0;
+}
