@@ -40,11 +40,29 @@ def available() -> tuple[bool, str]:
     return True, f"{LINUX_UML}, modules {', '.join(releases)}"
 
 
-def command(run_dir: Path, umid: str, uml_dir: Path) -> list[str]:
+# The guest mounts tmpfs on these host folders; what it needs from them is mounted back.
+GUEST_TMPFS = (Path("/tmp"), Path("/run"), Path("/var/tmp"))
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+
+
+def exposed_paths(agent: str) -> list[Path]:
+    """Host folders the guest needs (interpreter, package, agent) that its tmpfs would hide."""
+    wanted = {Path(sys.prefix).resolve(), PROJECT_ROOT, Path(agent).resolve().parent}
+    hidden = sorted(p for p in wanted if any(p.is_relative_to(t) for t in GUEST_TMPFS))
+    return [p for p in hidden if not any(p != q and p.is_relative_to(q) for q in hidden)]
+
+
+def _check_paths(paths: list[Path]) -> None:
+    for path in paths:
+        if any(c.isspace() or c in ",:" for c in str(path)):
+            raise BackendError(f"uml backend: {path}: the guest's command line cannot carry a path with spaces, commas or colons")
+
+
+def command(run_dir: Path, umid: str, uml_dir: Path, expose: list[Path]) -> list[str]:
     return [
         LINUX_UML, f"mem={GUEST_MEMORY}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
         f"init={INIT}", "con=null", "con0=fd:0,fd:1", f"umid={umid}", f"uml_dir={uml_dir}", "quiet",
-        f"SB_RUN={run_dir}", f"SB_PYTHON={sys.executable}",
+        f"SB_RUN={run_dir}", f"SB_PYTHON={sys.executable}", f"SB_EXPOSE={':'.join(map(str, expose))}",
     ]
 
 
@@ -54,11 +72,13 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
     if not ok:
         raise BackendError(f"uml backend unavailable: {why}")
     run_dir = run_dir.resolve()
+    expose = exposed_paths(plan.processes[0].argv[0])
+    _check_paths([run_dir, *expose])
     uml_dir = Path(tempfile.mkdtemp(prefix="sctpbench-uml-"))
     umid = f"sb-{plan.run_id[:8]}-{os.getpid()}"
     report("booting the guest")
     proc = subprocess.Popen(
-        command(run_dir, umid, uml_dir), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        command(run_dir, umid, uml_dir, expose), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, start_new_session=True,
     )
     deadline = time.monotonic() + plan.end_ns / 1e9 + SLACK_S

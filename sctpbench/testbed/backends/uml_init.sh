@@ -1,7 +1,8 @@
 #!/bin/bash
 # PID 1 of the User-Mode Linux guest. The host's filesystem is the (read-only) root;
 # writable places get tmpfs, the run folder is the host's own, mounted read-write.
-# Environment from the kernel command line: SB_RUN (run folder), SB_PYTHON (interpreter).
+# Environment from the kernel command line: SB_RUN (run folder), SB_PYTHON (interpreter),
+# SB_EXPOSE (colon-separated host folders under the tmpfs places, mounted back read-only).
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PYTHONDONTWRITEBYTECODE=1 LC_ALL=C.UTF-8
 
@@ -25,6 +26,10 @@ ln -s "/usr/lib/uml/modules/$(uname -r)" "/run/modroot/lib/modules/$(uname -r)"
 printf '#!/bin/sh\nexec /sbin/modprobe -d /run/modroot "$@"\n' > /run/modprobe
 chmod +x /run/modprobe
 echo /run/modprobe > /proc/sys/kernel/modprobe
+IFS=: read -ra expose <<< "$SB_EXPOSE"
+for dir in "${expose[@]}"; do
+    mkdir -p "$dir" && mount -t hostfs -o "ro,$dir" none "$dir" || echo "SB-ERROR cannot mount $dir"
+done
 mkdir -p "$SB_RUN"
 if ! mount -t hostfs -o "$SB_RUN" none "$SB_RUN"; then
     echo "SB-ERROR cannot mount the run folder $SB_RUN"
