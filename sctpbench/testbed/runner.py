@@ -9,6 +9,8 @@ A session folder holds the resolved experiment and one folder per repetition:
 from __future__ import annotations
 
 import json
+import platform
+import subprocess
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +19,7 @@ from typing import Any, Callable
 
 import yaml
 
+from sctpbench import __version__
 from sctpbench.collectors import store
 from sctpbench.testbed import metrics, plan as planning
 from sctpbench.testbed.backends import netns, uml
@@ -83,6 +86,7 @@ def run_once(experiment: Experiment, repetition: int, session: Path, backend: st
     (run_dir / "records").mkdir(parents=True)
     (run_dir / "plan.json").write_text(p.to_json())
     (run_dir / "plan.sh").write_text(p.render(str(run_dir)))
+    (run_dir / "host.json").write_text(json.dumps(host_facts(backend), indent=2) + "\n")
     started = time.monotonic()
     report = lambda s: progress(f"{time.monotonic() - started:6.1f}s {s}")  # noqa: E731
     error: str | None = None
@@ -100,6 +104,23 @@ def run_once(experiment: Experiment, repetition: int, session: Path, backend: st
     if error:
         _note_status(run_dir, error)
     return _collect(run_dir, p, error)
+
+
+def host_facts(backend: str) -> dict[str, str]:
+    """The orchestrating side of what was in force; the guest writes its own versions.json."""
+    return {
+        "backend": backend,
+        "sctpbench": __version__,
+        "python": platform.python_version(),
+        "host_kernel": platform.release(),
+        "user_mode_linux": _package_version("user-mode-linux") if backend == "uml" else "",
+        "lksctp": _package_version("libsctp1"),
+    }
+
+
+def _package_version(package: str) -> str:
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else "unknown"
 
 
 def _note_status(run_dir: Path, error: str) -> None:

@@ -182,10 +182,14 @@ class NetnsBackend:
             _check(argv)
         elif first.tool == "sysctl":
             _check(["ip", "netns", "exec", first.ns or "", "sysctl", "-q", "-w", *first.args])
+        elif first.tool == "ip" and first.args[:2] == ["netns", "add"]:
+            # One by one, so teardown deletes exactly the namespaces this run created and
+            # never one of the same name that another run owns.
+            for c in group:
+                _check(["ip", *c.args])
+                self.created_ns.append(c.args[2])
         else:
             argv = [first.tool] + (["-n", first.ns] if first.ns else []) + ["-batch", "-"]
-            if first.tool == "ip" and first.args[:2] == ["netns", "add"]:
-                self.created_ns += [c.args[2] for c in group if c.args[:2] == ["netns", "add"]]
             _check(argv, "".join(" ".join(c.args) + "\n" for c in group), shown="\n".join(c.render() for c in group))
 
     def _read_back(self) -> dict[str, object]:
@@ -321,7 +325,8 @@ def _batches(commands: list[Command]) -> list[list[Command]]:
     """Consecutive commands for the same tool and namespace run as one batch process."""
     groups: list[list[Command]] = []
     for c in commands:
-        same = groups and (groups[-1][0].tool, groups[-1][0].ns) == (c.tool, c.ns) and c.tool in ("ip", "tc")
+        same = bool(groups) and (groups[-1][0].tool, groups[-1][0].ns) == (c.tool, c.ns) and c.tool in ("ip", "tc")
+        same = same and (c.args[:2] == ["netns", "add"]) == (groups[-1][0].args[:2] == ["netns", "add"])
         if same:
             groups[-1].append(c)
         else:
