@@ -49,6 +49,7 @@ def test_mtt_before_the_failure_is_the_configured_one_way_delay(failover: dict[s
     fail_at = next(e for e in failover["events"] if e["kind"] == "fail")["at_ns"]
     before = sorted(m["mtt_ns"] for m in messages if m["t_rel_ns"] < fail_at)
     assert len(before) >= 200
+    assert {m["stream"] for m in messages} == {0}  # workload.streams defaults to 1
     median_ms = before[len(before) // 2] / 1e6
     assert abs(median_ms - 10.0) <= 1.0, median_ms
 

@@ -283,6 +283,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
                 agent, "client", "--local", client_addrs, "--peer", server_addrs, "--port", str(w.port),
                 "--records", "{run}/records/client.rec", "--size", str(w.size), "--rate", f"{w.rate:g}",
                 "--arrival", w.arrival, "--seed", str(seed), "--duration", str(w.duration // 1_000_000),
+                "--send-streams", str(w.streams),
                 *(["--unordered"] if not w.ordered else []), *common,
             ],
             "ready",
@@ -318,7 +319,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         timeline=timeline,
         association=assoc,
         workload={
-            "size": w.size, "rate": w.rate, "arrival": w.arrival, "ordered": w.ordered,
+            "size": w.size, "rate": w.rate, "arrival": w.arrival, "ordered": w.ordered, "streams": w.streams,
             "start_ns": w.start, "duration_ns": w.duration, "client": w.client, "server": w.server,
         },
         sctp=requested_sctp(experiment.sctp),

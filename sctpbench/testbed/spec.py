@@ -98,6 +98,7 @@ class Workload(_Model):
     rate: MessageRate = 50.0
     arrival: Literal["periodic", "poisson"] = "periodic"
     ordered: bool = True
+    streams: Annotated[int, Field(ge=1, le=65535)] = Field(default=1, description="messages go round-robin on this many streams")
     start: Duration = 0
     duration: Annotated[Duration, Field(gt=0)]
     port: Annotated[int, Field(ge=1, le=65535)] = 5000
@@ -359,6 +360,8 @@ def _check_references(exp: Experiment, source: Source) -> None:
     for role in ("client", "server"):
         if getattr(w, role) not in hosts:
             fail(("workload", role), f"unknown host {getattr(w, role)!r}; allowed: {', '.join(hosts)}")
+    if exp.sctp.streams is not None and w.streams > exp.sctp.streams:
+        fail(("workload", "streams"), f"{w.streams} streams but sctp.streams asks for {exp.sctp.streams}")
     if w.client == w.server:
         fail(("workload", "server"), "client and server must be different hosts")
     assoc_paths = [n for n, p in exp.topology.paths.items() if set(p.between) == {w.client, w.server}]

@@ -31,6 +31,7 @@ enum opt_id {
 	OPT_SEED,
 	OPT_DURATION,
 	OPT_UNORDERED,
+	OPT_SEND_STREAMS,
 	OPT_NODELAY,
 	OPT_SACK_DELAY,
 	OPT_SACK_FREQ,
@@ -51,6 +52,7 @@ static const struct option options[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "unordered", no_argument, NULL, OPT_UNORDERED },
+	{ "send-streams", required_argument, NULL, OPT_SEND_STREAMS },
 	{ "nodelay", required_argument, NULL, OPT_NODELAY },
 	{ "sack-delay", required_argument, NULL, OPT_SACK_DELAY },
 	{ "sack-freq", required_argument, NULL, OPT_SACK_FREQ },
@@ -68,7 +70,8 @@ void cli_usage(FILE *to)
 	      "  sctpbench-agent client --local A1[,A2...] --peer B1[,B2...] --port P\n"
 	      "        --records FILE --size BYTES --rate MSGS_PER_S\n"
 	      "        --arrival periodic|poisson --seed N --duration MS\n"
-	      "        [--unordered] [--sample-interval MS] [--drain-timeout MS]\n"
+	      "        [--unordered] [--send-streams N] [--sample-interval MS]\n"
+	      "        [--drain-timeout MS]\n"
 	      "        [common options]\n"
 	      "common options (omitted = keep the kernel's value):\n"
 	      "  --nodelay 0|1  --sack-delay MS (0 = off)  --sack-freq N  --streams N\n"
@@ -138,6 +141,7 @@ static bool client_only(int id)
 	case OPT_SEED:
 	case OPT_DURATION:
 	case OPT_UNORDERED:
+	case OPT_SEND_STREAMS:
 		return true;
 	default:
 		return false;
@@ -239,6 +243,11 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 			break;
 		case OPT_UNORDERED:
 			cfg->unordered = true;
+			break;
+		case OPT_SEND_STREAMS:
+			if (!parse_u64(arg, 1, 65535, &v))
+				return usage_error("bad --send-streams '%s' (1-65535)", arg);
+			cfg->send_streams = (uint16_t)v;
 			break;
 		case OPT_NODELAY:
 			if (!parse_u64(arg, 0, 1, &v))

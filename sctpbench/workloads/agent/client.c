@@ -54,7 +54,7 @@ struct client {
 	enum phase phase;
 	enum outcome outcome;
 	bool stdin_open;
-	uint16_t streams;  /* negotiated outbound streams */
+	uint16_t streams;  /* streams messages go round-robin on */
 	uint64_t sent;     /* messages sent == next sequence number */
 	int64_t next_due;  /* scheduled time of message `sent` */
 	int64_t gen_end;   /* messages scheduled at or after this are not sent */
@@ -128,6 +128,14 @@ static void on_comm_up(struct client *c, sctp_assoc_t assoc)
 		fail(c);
 		return;
 	}
+	if (c->cfg->send_streams > c->streams) {
+		diag("--send-streams %u but the association has %u outbound streams",
+		     (unsigned)c->cfg->send_streams, (unsigned)c->streams);
+		fail(c);
+		return;
+	}
+	if (c->cfg->send_streams > 0)
+		c->streams = c->cfg->send_streams;
 	c->phase = PHASE_WAITING;
 	sampler_start(&c->sampler, now_ns());
 	records_flush(c->rec);

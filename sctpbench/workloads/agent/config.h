@@ -37,6 +37,7 @@ struct config {
 	uint64_t seed;
 	int64_t duration_ms;
 	bool unordered;
+	uint16_t send_streams; /* 0: every negotiated outbound stream */
 	struct sock_opts opts;
 };
 

@@ -61,6 +61,7 @@ static void write_meta(const struct config *cfg, struct records *r)
 		}
 		records_meta_i64(r, "duration_ms", cfg->duration_ms);
 		records_meta_i64(r, "unordered", cfg->unordered ? 1 : 0);
+		records_meta_i64(r, "send_streams", cfg->send_streams);
 		records_meta_i64(r, "drain_timeout_ms", cfg->drain_timeout_ms);
 	}
 	records_meta_i64(r, "sample_interval_ms", cfg->sample_interval_ms);
