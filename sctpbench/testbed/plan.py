@@ -19,6 +19,8 @@ from sctpbench.testbed.units import format_duration, format_rate
 
 PLAN_FORMAT = 1
 MODULES = ["sctp", "sch_netem", "veth", "sch_ingress", "cls_matchall", "act_gact"]
+# Enough for the IP and SCTP common headers and the first chunk headers (TSN, SACK).
+CAPTURE_SNAPLEN = 256
 # Linux 6.1 defaults, used only to order writes that the kernel cross-checks.
 LINUX_RTO_MIN_MS = 1000
 
@@ -64,11 +66,11 @@ class Link:
 @dataclass
 class Process:
     name: str
-    role: Literal["server", "client"]
+    role: Literal["server", "client", "capture"]
     host: str
     ns: str
     argv: list[str]
-    ready_line: str
+    ready_line: str  # the process is ready once a line of its output starts with this
 
     def render(self, run_dir: str) -> str:
         # Double quotes keep a shell variable given as run_dir (the default `$RUN`) expandable.
@@ -139,7 +141,7 @@ class Plan:
         out = [
             f"# sctpbench plan: {self.experiment}, repetition {self.repetition}, seed {self.seed}, run id {self.run_id}",
             f"# RUN={run_dir} is the run's results folder",
-            f"mkdir -p {run_dir}/records",
+            f"mkdir -p {run_dir}/records {run_dir}/captures",
         ]
         out += [c.render() for c in self.setup]
         out.append("# processes: each is started once the one before printed its ready line")
@@ -272,6 +274,14 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     server_addrs = ",".join(a.server_address for a in assoc)
     client_addrs = ",".join(a.client_address for a in assoc)
     processes = [
+        Process(
+            f"capture-{link.path}-{end.host}", "capture", end.host, end.ns,
+            ["tcpdump", "-i", end.ifname, "-n", "-U", "-s", str(CAPTURE_SNAPLEN), "-w", f"{{run}}/captures/{link.path}-{end.host}.pcap"],
+            "tcpdump: listening on",
+        )
+        for link in (links if experiment.measure.capture else [])
+        for end in (link.a, link.b)
+    ] + [
         Process(
             "server", "server", w.server, namespaces[w.server],
             [agent, "server", "--local", server_addrs, "--port", str(w.port), "--records", "{run}/records/server.rec", *common],

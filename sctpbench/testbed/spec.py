@@ -130,6 +130,7 @@ class Event(_Model):
 
 class Measure(_Model):
     sample_interval: Annotated[Duration, Field(ge=0)] = 20_000_000
+    capture: bool = Field(default=False, description="tcpdump on both ends of every path, saved with the run")
 
 
 class Experiment(_Model):

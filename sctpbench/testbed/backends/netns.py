@@ -169,6 +169,7 @@ class NetnsBackend:
 
     def build(self) -> None:
         (self.run_dir / "records").mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "captures").mkdir(exist_ok=True)
         self.report("building the network")
         for group in _batches(self.plan.setup):
             self._execute(group)
@@ -221,7 +222,7 @@ class NetnsBackend:
             log = self._open(f"tc-{ns}.log")
             self.tc[ns] = TcSession(ns, log)
         for p in self.plan.processes:
-            self._start_agent(p.name, p.ns, [a.replace("{run}", str(self.run_dir)) for a in p.argv], p.ready_line)
+            self._start(p.name, p.ns, [a.replace("{run}", str(self.run_dir)) for a in p.argv], p.ready_line, p.role == "capture")
         t0 = _now() + T0_LEAD_NS
         self.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
         self._write_json("backend.json", {"ok": None, "t0_ns": t0})
@@ -234,17 +235,22 @@ class NetnsBackend:
                 self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target} (lag {record['lag_ns'] / 1e6:.2f} ms)")
         self._wait_agents(t0)
 
-    def _start_agent(self, name: str, ns: str, argv: list[str], ready: str) -> None:
+    def _start(self, name: str, ns: str, argv: list[str], ready: str, merge_stderr: bool) -> None:
+        """Start a process in its namespace and wait until its output shows it is ready.
+
+        tcpdump announces itself on stderr, so for captures stderr joins stdout.
+        """
         stderr = self._open(f"records/{name}.stderr")
         proc = subprocess.Popen(
             ["ip", "netns", "exec", ns, *argv],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merge_stderr else stderr,
+            text=True, bufsize=1,
         )
         assert proc.stdout
         agent = Agent(name, proc, LineReader(proc.stdout, self._open(f"records/{name}.stdout")), stderr)
         self.agents[name] = agent
-        if agent.out.wait_for(lambda line: line == ready, READY_TIMEOUT_S) is None:
-            raise BackendError(f"the {name} agent did not print '{ready}' within {READY_TIMEOUT_S:g} s; {self._why(agent)}")
+        if agent.out.wait_for(lambda line: line.startswith(ready), READY_TIMEOUT_S) is None:
+            raise BackendError(f"{name} did not print '{ready}' within {READY_TIMEOUT_S:g} s; {self._why(agent)}")
 
     def _apply(self, action: TimedAction, t0: int) -> dict[str, object]:
         scheduled = t0 + action.at_ns
@@ -288,6 +294,7 @@ class NetnsBackend:
     def _why(self, agent: Agent) -> str:
         agent.stderr.flush()
         text = (self.run_dir / "records" / f"{agent.name}.stderr").read_text().strip()
+        text = text or (self.run_dir / "records" / f"{agent.name}.stdout").read_text().strip()
         state = "still running" if agent.proc.poll() is None else f"exit status {agent.proc.returncode}"
         return f"{state}; stderr: {text.splitlines()[-1] if text else '(empty)'}"
 
