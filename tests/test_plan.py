@@ -3,6 +3,8 @@
 import os
 from pathlib import Path
 
+import pytest
+
 from sctpbench.testbed import plan, spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -13,10 +15,18 @@ def _plan(name: str, overrides: list[str] = (), repetition: int = 1) -> plan.Pla
     return plan.build(spec.load(ROOT / "examples" / name, list(overrides)), repetition, "/opt/sctpbench-agent")
 
 
-def test_failover_plan_renders_the_exact_commands() -> None:
+GOLDEN_CASES = {
+    "failover": ("failover.yaml", []),
+    "failover-emulator": ("failover.yaml", ["topology.emulator=true", "measure.capture=true"]),
+}
+
+
+@pytest.mark.parametrize("case", GOLDEN_CASES)
+def test_plan_renders_the_exact_commands(case: str) -> None:
     """Golden: regenerate with SCTPBENCH_REGEN=1 after an intended change, and read the diff."""
-    rendered = _plan("failover.yaml").render()
-    golden = GOLDEN / "failover.plan.sh"
+    example, overrides = GOLDEN_CASES[case]
+    rendered = _plan(example, overrides).render()
+    golden = GOLDEN / f"{case}.plan.sh"
     if os.environ.get("SCTPBENCH_REGEN"):
         golden.write_text(rendered)
     assert rendered == golden.read_text()
@@ -86,7 +96,6 @@ def test_primary_event_targets_the_server_address_of_the_path(tmp_path: Path) ->
 
 
 def test_primary_event_with_a_foreign_address_is_refused(tmp_path: Path) -> None:
-    import pytest
     from sctpbench.testbed.errors import SpecError
 
     f = tmp_path / "x.yaml"
@@ -104,3 +113,20 @@ def test_netem_arguments_per_direction(tmp_path: Path) -> None:
     link = plan.build(spec.load(f), 1, "agent").links[0]
     assert link.netem["forward"] == ["delay", "10ms", "2ms", "loss", "random", "1%", "rate", "6mbit", "limit", "50"]
     assert link.netem["reverse"][:3] == ["delay", "150ms", "2ms"]
+
+
+def test_emulator_shapes_on_its_own_egress_and_keeps_each_source_on_its_path() -> None:
+    p = _plan("failover.yaml", ["topology.emulator=true"])
+    link = p.links[0]
+    assert [e.host for e in link.emulator] == ["emu", "emu"]
+    assert (link.shaped_at["forward"].ifname, link.shaped_at["reverse"].ifname) == ("primary-b", "primary-a")
+    assert [(c.ns, c.args[3]) for c in next(t for t in p.timeline if t.kind == "fail").commands] == [
+        (p.namespaces["emu"], "primary-a"), (p.namespaces["emu"], "primary-b")
+    ]
+    client_ip = [c.args for c in p.setup if c.tool == "ip" and c.ns == p.namespaces["client"]]
+    assert ["rule", "add", "from", "198.18.0.1", "table", "100"] in client_ip
+    assert ["route", "add", "default", "via", "198.18.0.254", "dev", "primary", "table", "100"] in client_ip
+    assert not [c for c in p.setup if c.tool == "tc" and c.ns != p.namespaces["emu"]]
+    assert [(a.client_address, a.server_address) for a in p.association] == [
+        ("198.18.0.1", "198.18.1.2"), ("198.18.2.1", "198.18.3.2")
+    ]

@@ -19,6 +19,7 @@ from sctpbench.testbed.units import format_duration, format_rate
 
 PLAN_FORMAT = 1
 MODULES = ["sctp", "sch_netem", "veth", "sch_ingress", "cls_matchall", "act_gact"]
+EMULATOR = "emu"  # the emulator node's name, when paths run through one
 # Enough for the IP and SCTP common headers and the first chunk headers (TSN, SACK).
 CAPTURE_SNAPLEN = 256
 # Linux 6.1 defaults, used only to order writes that the kernel cross-checks.
@@ -55,12 +56,24 @@ class Interface:
 
 @dataclass
 class Link:
-    """A path: one veth pair joining two hosts, shaped by netem on each egress."""
+    """A path between two hosts: one veth pair, or two through the emulator node.
+
+    Direct, each host's egress is shaped; through the emulator, the emulator's egress
+    toward each host is, as on the seeds' Dummynet/KauNet boxes, and the hosts' own
+    interfaces (and captures there) see the traffic unshaped on the way out.
+    """
 
     path: str
-    a: Interface
-    b: Interface
+    a: Interface  # the first host's interface
+    b: Interface  # the second host's interface
     netem: dict[str, list[str]]  # "forward" (a→b) and "reverse" (b→a) netem arguments
+    shaped_at: dict[str, Interface]  # direction → the interface whose egress shapes it
+    emulator: list[Interface] = field(default_factory=list)  # the emulator's interfaces facing a and b
+
+    @property
+    def cut_points(self) -> list[Interface]:
+        """Where a blackhole drops ingress traffic, one point per direction."""
+        return self.emulator or [self.a, self.b]
 
 
 @dataclass
@@ -123,10 +136,14 @@ class Plan:
     def from_json(cls, text: str) -> "Plan":
         d = json.loads(text)
         iface = lambda x: Interface(**x)  # noqa: E731
+        link = lambda l: Link(  # noqa: E731
+            path=l["path"], a=iface(l["a"]), b=iface(l["b"]), netem=l["netem"],
+            shaped_at={k: iface(v) for k, v in l["shaped_at"].items()}, emulator=[iface(e) for e in l["emulator"]],
+        )
         return cls(
             **d
             | {
-                "links": [Link(path=l["path"], a=iface(l["a"]), b=iface(l["b"]), netem=l["netem"]) for l in d["links"]],
+                "links": [link(l) for l in d["links"]],
                 "setup": [Command(**c) for c in d["setup"]],
                 "processes": [Process(**p) for p in d["processes"]],
                 "timeline": [
@@ -219,36 +236,29 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     resolved = experiment.model_dump_json()
     rid = run_id(resolved, repetition)
     topo = experiment.topology
-    namespaces = {h: f"sb-{rid[:8]}-{h}" for h in topo.hosts}
+    hosts = list(topo.hosts) + ([EMULATOR] if topo.emulator else [])
+    namespaces = {h: f"sb-{rid[:8]}-{h}" for h in hosts}
     setup: list[Command] = [Command("modprobe", ["-a", *MODULES])]
     setup += [Command("ip", ["netns", "add", ns]) for ns in namespaces.values()]
-
+    # Only IPv4 is emulated: keep IPv6 router and neighbour chatter off the paths and captures.
+    setup += [Command("sysctl", ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"], ns) for ns in namespaces.values()]
     fail_paths = {ev.target for ev in experiment.events if ev.action in ("fail", "restore")}
-    links: list[Link] = []
-    per_ns_ip: dict[str, list[Command]] = {ns: [Command("ip", ["link", "set", "lo", "up"], ns)] for ns in namespaces.values()}
-    per_ns_tc: dict[str, list[Command]] = {ns: [] for ns in namespaces.values()}
+    net = _Network(namespaces)
     for index, (name, path) in enumerate(topo.paths.items()):
-        ends = [
-            Interface(h, namespaces[h], name, f"198.18.{index}.{i + 1}", 24) for i, h in enumerate(path.between)
-        ]
         netem = {"forward": _netem_args(path.direction("forward")), "reverse": _netem_args(path.direction("reverse"))}
-        links.append(Link(name, ends[0], ends[1], netem))
-        setup.append(
-            Command("ip", ["link", "add", name, "netns", ends[0].ns, "type", "veth", "peer", "name", name, "netns", ends[1].ns])
-        )
-        for end, direction in zip(ends, ("forward", "reverse")):
-            per_ns_ip[end.ns] += [
-                Command("ip", ["addr", "add", f"{end.address}/{end.prefix}", "dev", name], end.ns),
-                Command("ip", ["link", "set", name, "up"], end.ns),
-            ]
-            per_ns_tc[end.ns].append(Command("tc", ["qdisc", "add", "dev", name, "root", "netem", *netem[direction]], end.ns))
-            if name in fail_paths:
-                per_ns_tc[end.ns].append(Command("tc", ["qdisc", "add", "dev", name, "ingress"], end.ns))
+        link = net.emulated(index, name, path.between, netem) if topo.emulator else net.direct(index, name, path.between, netem)
+        if name in fail_paths:
+            for point in link.cut_points:
+                net.tc[point.ns].append(Command("tc", ["qdisc", "add", "dev", point.ifname, "ingress"], point.ns))
+    setup += net.links_setup
     for ns in namespaces.values():
-        setup += per_ns_ip[ns] + per_ns_tc[ns]
+        setup += net.ip[ns] + net.tc[ns]
     sysctls = _sysctls(experiment.sctp)
     if sysctls:
-        setup += [Command("sysctl", sysctls, ns) for ns in namespaces.values()]
+        setup += [Command("sysctl", sysctls, namespaces[h]) for h in topo.hosts]
+    if topo.emulator:
+        setup.append(Command("sysctl", ["net.ipv4.ip_forward=1"], namespaces[EMULATOR]))
+    links = net.links
 
     w = experiment.workload
     assoc = [
@@ -308,7 +318,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
             timeline.append(TimedAction(ev.at, "primary", ev.target, control=f"primary {address}"))
             continue
         link = by_path[ev.target]
-        ends = (link.a, link.b)
+        ends = link.cut_points
         if ev.action == "fail":
             cmds = [Command("tc", ["filter", "add", "dev", e.ifname, "ingress", "pref", "1", "matchall", "action", "drop"], e.ns) for e in ends]
         else:
@@ -336,6 +346,69 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         sample_interval_ns=experiment.measure.sample_interval,
         end_ns=w.start + w.duration,
     )
+
+
+def subnet_address(n: int, host: int) -> str:
+    """Address `host` of the n-th /24 of 198.18.0.0/15 (n < 512)."""
+    return f"198.{18 + n // 256}.{n % 256}.{host}"
+
+
+class _Network:
+    """Accumulates links and the per-namespace ip and tc commands that make them."""
+
+    def __init__(self, namespaces: dict[str, str]) -> None:
+        self.namespaces = namespaces
+        self.links: list[Link] = []
+        self.links_setup: list[Command] = []
+        self.ip: dict[str, list[Command]] = {ns: [Command("ip", ["link", "set", "lo", "up"], ns)] for ns in namespaces.values()}
+        self.tc: dict[str, list[Command]] = {ns: [] for ns in namespaces.values()}
+
+    def _iface(self, host: str, ifname: str, address: str) -> Interface:
+        iface = Interface(host, self.namespaces[host], ifname, address, 24)
+        self.ip[iface.ns] += [
+            Command("ip", ["addr", "add", f"{address}/24", "dev", ifname], iface.ns),
+            Command("ip", ["link", "set", ifname, "up"], iface.ns),
+        ]
+        return iface
+
+    def _veth(self, x: Interface, y: Interface) -> None:
+        self.links_setup.append(
+            Command("ip", ["link", "add", x.ifname, "netns", x.ns, "type", "veth", "peer", "name", y.ifname, "netns", y.ns])
+        )
+
+    def _shape(self, at: Interface, netem: list[str]) -> None:
+        self.tc[at.ns].append(Command("tc", ["qdisc", "add", "dev", at.ifname, "root", "netem", *netem], at.ns))
+
+    def direct(self, index: int, name: str, between: tuple[str, str], netem: dict[str, list[str]]) -> Link:
+        a = self._iface(between[0], name, subnet_address(index, 1))
+        b = self._iface(between[1], name, subnet_address(index, 2))
+        self._veth(a, b)
+        self._shape(a, netem["forward"])
+        self._shape(b, netem["reverse"])
+        self.links.append(Link(name, a, b, netem, {"forward": a, "reverse": b}))
+        return self.links[-1]
+
+    def emulated(self, index: int, name: str, between: tuple[str, str], netem: dict[str, list[str]]) -> Link:
+        """Each host on a /24 of its own with the emulator; routes and rules keep each
+        local address on its own path."""
+        na, nb = 2 * index, 2 * index + 1
+        a = self._iface(between[0], name, subnet_address(na, 1))
+        b = self._iface(between[1], name, subnet_address(nb, 2))
+        ea = self._iface(EMULATOR, f"{name}-a", subnet_address(na, 254))
+        eb = self._iface(EMULATOR, f"{name}-b", subnet_address(nb, 254))
+        self._veth(a, ea)
+        self._veth(b, eb)
+        table = str(100 + index)
+        for host, gw, far in ((a, ea, nb), (b, eb, na)):
+            self.ip[host.ns] += [
+                Command("ip", ["route", "add", f"{subnet_address(far, 0)}/24", "via", gw.address, "dev", name], host.ns),
+                Command("ip", ["rule", "add", "from", host.address, "table", table], host.ns),
+                Command("ip", ["route", "add", "default", "via", gw.address, "dev", name, "table", table], host.ns),
+            ]
+        self._shape(eb, netem["forward"])
+        self._shape(ea, netem["reverse"])
+        self.links.append(Link(name, a, b, netem, {"forward": eb, "reverse": ea}, [ea, eb]))
+        return self.links[-1]
 
 
 def _primary_address(target: str, assoc: list[AssociationPath]) -> str:

@@ -71,6 +71,7 @@ class PathSpec(Shaping):
 class Topology(_Model):
     hosts: list[Name] = Field(min_length=2)
     paths: dict[Name, PathSpec] = Field(min_length=1)
+    emulator: bool = Field(default=False, description="run every path through an emulator node (emu) that shapes both directions")
 
 
 class SctpParams(_Model):
@@ -356,7 +357,9 @@ def _check_references(exp: Experiment, source: Source) -> None:
         if path.between[0] == path.between[1]:
             fail(("topology", "paths", name, "between"), "a path joins two different hosts")
     if len(exp.topology.paths) > 250:
-        fail(("topology", "paths"), "at most 250 paths (one /24 of 198.18.0.0/15 each)")
+        fail(("topology", "paths"), "at most 250 paths (one or two /24 of 198.18.0.0/15 each)")
+    if exp.topology.emulator and "emu" in hosts:
+        fail(("topology", "hosts"), "'emu' is the emulator node's name; choose another host name")
     w = exp.workload
     for role in ("client", "server"):
         if getattr(w, role) not in hosts:
