@@ -67,6 +67,7 @@ class Link:
     a: Interface  # the first host's interface
     b: Interface  # the second host's interface
     netem: dict[str, list[str]]  # "forward" (a→b) and "reverse" (b→a) netem arguments
+    shaping: dict[str, dict[str, Any]]  # the same as configured values: delay/jitter ns, rate bit/s, loss %, queue
     shaped_at: dict[str, Interface]  # direction → the interface whose egress shapes it
     emulator: list[Interface] = field(default_factory=list)  # the emulator's interfaces facing a and b
 
@@ -137,7 +138,7 @@ class Plan:
         d = json.loads(text)
         iface = lambda x: Interface(**x)  # noqa: E731
         link = lambda l: Link(  # noqa: E731
-            path=l["path"], a=iface(l["a"]), b=iface(l["b"]), netem=l["netem"],
+            path=l["path"], a=iface(l["a"]), b=iface(l["b"]), netem=l["netem"], shaping=l["shaping"],
             shaped_at={k: iface(v) for k, v in l["shaped_at"].items()}, emulator=[iface(e) for e in l["emulator"]],
         )
         return cls(
@@ -245,8 +246,9 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     fail_paths = {ev.target for ev in experiment.events if ev.action in ("fail", "restore")}
     net = _Network(namespaces)
     for index, (name, path) in enumerate(topo.paths.items()):
+        shaping = {d: path.direction(d).model_dump() for d in ("forward", "reverse")}
         netem = {"forward": _netem_args(path.direction("forward")), "reverse": _netem_args(path.direction("reverse"))}
-        link = net.emulated(index, name, path.between, netem) if topo.emulator else net.direct(index, name, path.between, netem)
+        link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, netem, shaping)
         if name in fail_paths:
             for point in link.cut_points:
                 net.tc[point.ns].append(Command("tc", ["qdisc", "add", "dev", point.ifname, "ingress"], point.ns))
@@ -379,16 +381,16 @@ class _Network:
     def _shape(self, at: Interface, netem: list[str]) -> None:
         self.tc[at.ns].append(Command("tc", ["qdisc", "add", "dev", at.ifname, "root", "netem", *netem], at.ns))
 
-    def direct(self, index: int, name: str, between: tuple[str, str], netem: dict[str, list[str]]) -> Link:
+    def direct(self, index: int, name: str, between: tuple[str, str], netem: dict[str, list[str]], shaping: dict[str, dict[str, Any]]) -> Link:
         a = self._iface(between[0], name, subnet_address(index, 1))
         b = self._iface(between[1], name, subnet_address(index, 2))
         self._veth(a, b)
         self._shape(a, netem["forward"])
         self._shape(b, netem["reverse"])
-        self.links.append(Link(name, a, b, netem, {"forward": a, "reverse": b}))
+        self.links.append(Link(name, a, b, netem, shaping, {"forward": a, "reverse": b}))
         return self.links[-1]
 
-    def emulated(self, index: int, name: str, between: tuple[str, str], netem: dict[str, list[str]]) -> Link:
+    def emulated(self, index: int, name: str, between: tuple[str, str], netem: dict[str, list[str]], shaping: dict[str, dict[str, Any]]) -> Link:
         """Each host on a /24 of its own with the emulator; routes and rules keep each
         local address on its own path."""
         na, nb = 2 * index, 2 * index + 1
@@ -407,7 +409,7 @@ class _Network:
             ]
         self._shape(eb, netem["forward"])
         self._shape(ea, netem["reverse"])
-        self.links.append(Link(name, a, b, netem, {"forward": eb, "reverse": ea}, [ea, eb]))
+        self.links.append(Link(name, a, b, netem, shaping, {"forward": eb, "reverse": ea}, [ea, eb]))
         return self.links[-1]
 
 

@@ -269,9 +269,10 @@ class NetnsBackend:
                 raise BackendError(f"{action.kind} {action.target}: the client agent answered {got[1] if got else 'nothing'}")
             applied = int(got[1].split()[-1])
         else:
-            for ns, dev in action.confirm:
+            devices = dict(action.confirm)  # one confirmation per namespace
+            for ns, dev in devices.items():
                 self.tc[ns].send([c for c in action.commands if c.ns == ns], dev)
-            applied = max(self.tc[ns].confirm() for ns, _ in action.confirm)
+            applied = max(self.tc[ns].confirm() for ns in devices)
         return _event(action, scheduled, issued, applied)
 
     def _wait_agents(self, t0: int) -> None:
