@@ -104,15 +104,37 @@ def test_primary_event_with_a_foreign_address_is_refused(tmp_path: Path) -> None
         plan.build(spec.load(f), 1, "agent")
 
 
-def test_netem_arguments_per_direction(tmp_path: Path) -> None:
+def test_shaping_puts_delay_before_the_rate_limiter_and_its_queue(tmp_path: Path) -> None:
     f = tmp_path / "x.yaml"
     f.write_text(
         "topology:\n  hosts: [a, b]\n  paths:\n    p:\n      between: [a, b]\n      delay: 10ms\n      jitter: 2ms\n"
-        "      loss: 1%\n      rate: 6mbit\n      queue: 50\n      reverse: {delay: 150ms}\nworkload: {client: a, server: b, duration: 1s}\n"
+        "      jitter_distribution: normal\n      loss: 1%\n      rate: 6mbit\n      queue: 50\n"
+        "      reverse: {delay: 150ms, gilbert_elliott: {p: 1%, r: 25%}, loss: 0}\n"
+        "workload: {client: a, server: b, duration: 1s}\n"
     )
-    link = plan.build(spec.load(f), 1, "agent").links[0]
-    assert link.netem["forward"] == ["delay", "10ms", "2ms", "loss", "random", "1%", "rate", "6mbit", "limit", "50"]
-    assert link.netem["reverse"][:3] == ["delay", "150ms", "2ms"]
+    p = plan.build(spec.load(f), 1, "agent")
+    tc = {c.ns: [] for c in p.setup}
+    for c in p.setup:
+        if c.tool == "tc":
+            tc[c.ns].append(c.args)
+    forward = tc[p.namespaces["a"]]
+    # netem's limit covers the delay line (6 Mbit/s over 10 + 4×2 ms in 64 B packets, plus 1000);
+    # the user's queue of 50 packets is the bottleneck's pfifo.
+    assert forward[0] == ["qdisc", "add", "dev", "p", "root", "handle", "1:", "netem", "delay", "10ms", "2ms",
+                          "distribution", "normal", "loss", "random", "1%", "limit", "1211"]
+    assert forward[1][4:9] == ["parent", "1:1", "handle", "10:", "tbf"] and "6mbit" in forward[1]
+    assert forward[2][4:] == ["parent", "10:1", "handle", "20:", "pfifo", "limit", "50"]
+    reverse = tc[p.namespaces["b"]][0]
+    assert reverse[reverse.index("loss"):reverse.index("loss") + 6] == ["loss", "gemodel", "1%", "25%", "0%", "100%"]
+
+
+def test_netem_holds_the_packets_in_flight_when_a_rate_is_set() -> None:
+    from sctpbench.testbed import shaping
+
+    values = {"rate": 100_000_000, "delay": 300_000_000, "jitter": 0, "loss": 0.0}
+    # 100 Mbit/s for 300 ms is 3.75 MB in flight: 58,594 packets of 64 B, plus the default queue.
+    assert shaping.netem_limit(values) == 58_594 + 1000
+    assert shaping.netem_limit({"rate": None, "delay": 0, "jitter": 0, "queue": 20}) == 20
 
 
 def test_emulator_shapes_on_its_own_egress_and_keeps_each_source_on_its_path() -> None:

@@ -85,9 +85,20 @@ def test_per_direction_override_inherits_the_rest(tmp_path: Path) -> None:
         "      reverse: {delay: 150ms}\nworkload: {client: a, server: b, duration: 1s}\n"
     )
     path = spec.load(f).topology.paths["p"]
-    assert path.direction("forward").delay == 10_000_000
-    assert path.direction("reverse").delay == 150_000_000
-    assert path.direction("reverse").rate == 6_000_000
+    assert path.direction("forward")["delay"] == 10_000_000
+    assert path.direction("reverse")["delay"] == 150_000_000
+    assert path.direction("reverse")["rate"] == 6_000_000
+
+
+def test_queue_of_one_bdp_is_rate_times_round_trip(tmp_path: Path) -> None:
+    f = tmp_path / "x.yaml"
+    f.write_text(
+        "topology:\n  hosts: [a, b]\n  paths:\n    p:\n      between: [a, b]\n      delay: 20ms\n      rate: 6mbit\n"
+        "      queue_bytes: bdp\n      reverse: {delay: 30ms}\nworkload: {client: a, server: b, duration: 1s}\n"
+    )
+    path = spec.load(f).topology.paths["p"]
+    assert path.direction("forward")["queue_bytes"] == 6_000_000 * 50 // 8 // 1000
+    assert path.direction("reverse")["queue_bytes"] == 6_000_000 * 50 // 8 // 1000
 
 
 def test_topology_file_can_be_overridden_inline(tmp_path: Path) -> None:

@@ -21,7 +21,6 @@ import pyarrow.parquet as pq
 from sctpbench.collectors import records
 from sctpbench.testbed import metrics
 from sctpbench.testbed.plan import Plan
-from sctpbench.testbed.units import parse_duration
 
 
 def _read_json(path: Path, default: Any) -> Any:
@@ -156,12 +155,8 @@ def _detection_model(plan: Plan, client: records.Records, server: records.Record
     if not before:
         return None
     link = next(link for link in plan.links if link.path == failure.path)
-    rtt_ms = sum(_netem_delay_ms(link.netem[d]) for d in ("forward", "reverse"))
+    rtt_ms = sum(link.shaping[d]["delay"] for d in ("forward", "reverse")) / 1e6
     return metrics.DetectionModel(
         rto_ms=before[-1].rto_ms, rto_max_ms=rto_max, path_max_retrans=pmr, rtt_ms=rtt_ms,
         sack_delay_ms=sack_delay, message_interval_ms=1000.0 / plan.workload["rate"],
     )
-
-
-def _netem_delay_ms(args: list[str]) -> float:
-    return parse_duration(args[args.index("delay") + 1]) / 1e6 if "delay" in args else 0.0

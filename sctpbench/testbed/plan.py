@@ -14,11 +14,11 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from sctpbench.testbed import shaping
 from sctpbench.testbed.errors import SpecError
-from sctpbench.testbed.units import format_duration, format_rate
 
 PLAN_FORMAT = 1
-MODULES = ["sctp", "sch_netem", "veth", "sch_ingress", "cls_matchall", "act_gact"]
+MODULES = ["sctp", "sch_netem", "sch_tbf", "veth", "sch_ingress", "cls_matchall", "act_gact"]
 EMULATOR = "emu"  # the emulator node's name, when paths run through one
 # Enough for the IP and SCTP common headers and the first chunk headers (TSN, SACK).
 CAPTURE_SNAPLEN = 256
@@ -66,8 +66,7 @@ class Link:
     path: str
     a: Interface  # the first host's interface
     b: Interface  # the second host's interface
-    netem: dict[str, list[str]]  # "forward" (a→b) and "reverse" (b→a) netem arguments
-    shaping: dict[str, dict[str, Any]]  # the same as configured values: delay/jitter ns, rate bit/s, loss %, queue
+    shaping: dict[str, dict[str, Any]]  # "forward" (a→b) and "reverse" (b→a): values as in shaping.py
     shaped_at: dict[str, Interface]  # direction → the interface whose egress shapes it
     emulator: list[Interface] = field(default_factory=list)  # the emulator's interfaces facing a and b
 
@@ -138,7 +137,7 @@ class Plan:
         d = json.loads(text)
         iface = lambda x: Interface(**x)  # noqa: E731
         link = lambda l: Link(  # noqa: E731
-            path=l["path"], a=iface(l["a"]), b=iface(l["b"]), netem=l["netem"], shaping=l["shaping"],
+            path=l["path"], a=iface(l["a"]), b=iface(l["b"]), shaping=l["shaping"],
             shaped_at={k: iface(v) for k, v in l["shaped_at"].items()}, emulator=[iface(e) for e in l["emulator"]],
         )
         return cls(
@@ -180,19 +179,6 @@ class Plan:
 def run_id(experiment_json: str, repetition: int) -> str:
     """Content-derived: the same resolved experiment and repetition give the same id."""
     return hashlib.sha256(f"{experiment_json}\n{repetition}".encode()).hexdigest()[:12]
-
-
-def _netem_args(shaping: Any) -> list[str]:
-    args = ["delay", format_duration(shaping.delay)]
-    if shaping.jitter:
-        args.append(format_duration(shaping.jitter))
-    if shaping.loss:
-        args += ["loss", "random", f"{shaping.loss:g}%"]
-    if shaping.rate:
-        args += ["rate", format_rate(shaping.rate)]
-    if shaping.queue:
-        args += ["limit", str(shaping.queue)]
-    return args
 
 
 def _sysctls(sctp: Any) -> list[str]:
@@ -246,9 +232,8 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     fail_paths = {ev.target for ev in experiment.events if ev.action in ("fail", "restore")}
     net = _Network(namespaces)
     for index, (name, path) in enumerate(topo.paths.items()):
-        shaping = {d: path.direction(d).model_dump() for d in ("forward", "reverse")}
-        netem = {"forward": _netem_args(path.direction("forward")), "reverse": _netem_args(path.direction("reverse"))}
-        link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, netem, shaping)
+        shaping = {d: path.direction(d) for d in ("forward", "reverse")}
+        link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, shaping)
         if name in fail_paths:
             for point in link.cut_points:
                 net.tc[point.ns].append(Command("tc", ["qdisc", "add", "dev", point.ifname, "ingress"], point.ns))
@@ -378,19 +363,19 @@ class _Network:
             Command("ip", ["link", "add", x.ifname, "netns", x.ns, "type", "veth", "peer", "name", y.ifname, "netns", y.ns])
         )
 
-    def _shape(self, at: Interface, netem: list[str]) -> None:
-        self.tc[at.ns].append(Command("tc", ["qdisc", "add", "dev", at.ifname, "root", "netem", *netem], at.ns))
+    def _shape(self, at: Interface, values: dict[str, Any]) -> None:
+        self.tc[at.ns] += [Command("tc", args, at.ns) for args in shaping.qdisc_commands(at.ifname, values)]
 
-    def direct(self, index: int, name: str, between: tuple[str, str], netem: dict[str, list[str]], shaping: dict[str, dict[str, Any]]) -> Link:
+    def direct(self, index: int, name: str, between: tuple[str, str], values: dict[str, dict[str, Any]]) -> Link:
         a = self._iface(between[0], name, subnet_address(index, 1))
         b = self._iface(between[1], name, subnet_address(index, 2))
         self._veth(a, b)
-        self._shape(a, netem["forward"])
-        self._shape(b, netem["reverse"])
-        self.links.append(Link(name, a, b, netem, shaping, {"forward": a, "reverse": b}))
+        self._shape(a, values["forward"])
+        self._shape(b, values["reverse"])
+        self.links.append(Link(name, a, b, values, {"forward": a, "reverse": b}))
         return self.links[-1]
 
-    def emulated(self, index: int, name: str, between: tuple[str, str], netem: dict[str, list[str]], shaping: dict[str, dict[str, Any]]) -> Link:
+    def emulated(self, index: int, name: str, between: tuple[str, str], values: dict[str, dict[str, Any]]) -> Link:
         """Each host on a /24 of its own with the emulator; routes and rules keep each
         local address on its own path."""
         na, nb = 2 * index, 2 * index + 1
@@ -407,9 +392,9 @@ class _Network:
                 Command("ip", ["rule", "add", "from", host.address, "table", table], host.ns),
                 Command("ip", ["route", "add", "default", "via", gw.address, "dev", name, "table", table], host.ns),
             ]
-        self._shape(eb, netem["forward"])
-        self._shape(ea, netem["reverse"])
-        self.links.append(Link(name, a, b, netem, shaping, {"forward": eb, "reverse": ea}, [ea, eb]))
+        self._shape(eb, values["forward"])
+        self._shape(ea, values["reverse"])
+        self.links.append(Link(name, a, b, values, {"forward": eb, "reverse": ea}, [ea, eb]))
         return self.links[-1]
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from sctpbench.testbed import units
 from sctpbench.testbed.errors import SpecError
@@ -35,37 +35,66 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Shaping(_Model):
-    """What netem does to one direction of a path."""
+class GilbertElliott(_Model):
+    """Two-state loss (netem gemodel): p good→bad, r bad→good, h and k delivery in good and bad."""
 
-    rate: Rate | None = None
-    delay: Duration = 0
-    jitter: Duration = 0
-    loss: Percent = 0.0
-    queue: Annotated[int, Field(ge=1)] | None = Field(default=None, description="queue limit in packets")
-
-
-class DirectionOverride(_Model):
-    rate: Rate | None = None
-    delay: Duration | None = None
-    jitter: Duration | None = None
-    loss: Percent | None = None
-    queue: Annotated[int, Field(ge=1)] | None = None
+    p: Percent
+    r: Percent
+    h: Percent = 100.0
+    k: Percent = 0.0
 
 
-class PathSpec(Shaping):
+def _shaping_fields(optional: bool) -> dict[str, Any]:
+    """The shaping keys, once for the path (with defaults) and once for overrides (all None)."""
+    fields: dict[str, tuple[Any, Any]] = {
+        "rate": (Rate | None, None),
+        "delay": (Duration, 0),
+        "jitter": (Duration, 0),
+        "jitter_correlation": (Percent, 0.0),
+        "jitter_distribution": (Literal["normal", "pareto", "paretonormal"] | None, None),
+        "loss": (Percent, 0.0),
+        "loss_correlation": (Percent, 0.0),
+        "gilbert_elliott": (GilbertElliott | None, None),
+        "reorder": (Percent, 0.0),
+        "reorder_correlation": (Percent, 0.0),
+        "duplicate": (Percent, 0.0),
+        "corrupt": (Percent, 0.0),
+        "queue": (Annotated[int, Field(ge=1)] | None, None),
+        "queue_bytes": (QueueBytes | None, None),
+    }
+    if optional:
+        return {k: (tp | None, None) for k, (tp, _) in fields.items()}
+    return fields
+
+
+QueueBytes = Annotated[int | Literal["bdp"], BeforeValidator(lambda v: v if v == "bdp" else units.parse_size(v))]
+
+Shaping = create_model("Shaping", __base__=_Model, __doc__="What one direction of a path does to packets.", **_shaping_fields(False))
+DirectionOverride = create_model("DirectionOverride", __base__=_Model, **_shaping_fields(True))
+
+
+class PathSpec(Shaping):  # type: ignore[misc,valid-type]
     """A path between two hosts; shaping keys apply to both directions unless overridden."""
 
     between: tuple[Name, Name]
     forward: DirectionOverride | None = Field(default=None, description="first host to second host")
     reverse: DirectionOverride | None = Field(default=None, description="second host to first host")
 
-    def direction(self, which: Literal["forward", "reverse"]) -> Shaping:
-        base = {k: getattr(self, k) for k in Shaping.model_fields}
+    def direction(self, which: Literal["forward", "reverse"]) -> dict[str, Any]:
+        """The direction's shaping values, overrides applied and `bdp` made a byte count."""
+        values = {k: getattr(self, k) for k in Shaping.model_fields}
         override = getattr(self, which)
         if override is not None:
-            base |= {k: v for k, v in override.model_dump().items() if v is not None}
-        return Shaping.model_construct(**base)
+            values |= {k: getattr(override, k) for k in Shaping.model_fields if getattr(override, k) is not None}
+        if values["queue_bytes"] == "bdp":
+            rtt_ns = values["delay"] + _one_way(self, "reverse" if which == "forward" else "forward")
+            values["queue_bytes"] = max(1514, int(values["rate"] * rtt_ns / 8 / 1e9))
+        return {k: (v.model_dump() if isinstance(v, BaseModel) else v) for k, v in values.items()}
+
+
+def _one_way(path: "PathSpec", which: str) -> int:
+    override = getattr(path, which)
+    return override.delay if override is not None and override.delay is not None else path.delay
 
 
 class Topology(_Model):
@@ -335,6 +364,23 @@ def _describe(error: dict[str, Any], source: Source) -> str:
     return f"{source.where(loc)}: {key}: {detail}"
 
 
+def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
+    override = getattr(path, which)
+    values = {k: getattr(path, k) for k in Shaping.model_fields}
+    if override is not None:
+        values |= {k: getattr(override, k) for k in Shaping.model_fields if getattr(override, k) is not None}
+    if values["queue"] is not None and values["queue_bytes"] is not None:
+        fail("queue", f"{which}: give the queue in packets (queue) or in bytes (queue_bytes), not both")
+    if values["queue_bytes"] is not None and not values["rate"]:
+        fail("queue_bytes", f"{which}: a queue in bytes needs a rate (it is the rate limiter's queue)")
+    if values["gilbert_elliott"] is not None and values["loss"]:
+        fail("gilbert_elliott", f"{which}: loss and gilbert_elliott are two loss models; choose one")
+    if values["reorder"] and not values["delay"]:
+        fail("reorder", f"{which}: netem reorders by sending some packets without the delay; reorder needs a delay")
+    if (values["jitter_distribution"] or values["jitter_correlation"]) and not values["jitter"]:
+        fail("jitter", f"{which}: jitter_distribution and jitter_correlation need a jitter")
+
+
 def _is_address(text: str) -> bool:
     try:
         ipaddress.ip_address(text)
@@ -360,6 +406,9 @@ def _check_references(exp: Experiment, source: Source) -> None:
         fail(("topology", "paths"), "at most 250 paths (one or two /24 of 198.18.0.0/15 each)")
     if exp.topology.emulator and "emu" in hosts:
         fail(("topology", "hosts"), "'emu' is the emulator node's name; choose another host name")
+    for name, path in exp.topology.paths.items():
+        for which in ("forward", "reverse"):
+            _check_shaping(path, which, lambda key, detail: fail(("topology", "paths", name, key), detail))
     w = exp.workload
     for role in ("client", "server"):
         if getattr(w, role) not in hosts:
