@@ -147,7 +147,7 @@ def test_emulator_shapes_on_its_own_egress_and_keeps_each_source_on_its_path() -
     ]
     client_ip = [c.args for c in p.setup if c.tool == "ip" and c.ns == p.namespaces["client"]]
     assert ["rule", "add", "from", "198.18.0.1", "table", "100"] in client_ip
-    assert ["route", "add", "default", "via", "198.18.0.254", "dev", "primary", "table", "100"] in client_ip
+    assert ["route", "replace", "default", "via", "198.18.0.254", "dev", "primary", "table", "100"] in client_ip
     assert not [c for c in p.setup if c.tool == "tc" and c.ns != p.namespaces["emu"]]
     assert [(a.client_address, a.server_address) for a in p.association] == [
         ("198.18.0.1", "198.18.1.2"), ("198.18.2.1", "198.18.3.2")

@@ -113,11 +113,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
     }
     (run_dir / "params.json").write_text(json.dumps(params, indent=2) + "\n")
 
-    fail = next((e for e in events if e["kind"] == "fail"), None)
-    failure = None
-    if fail is not None:
-        peer = next(a.server_address for a in plan.association if a.path == fail["target"])
-        failure = metrics.Failure(fail["target"], fail["applied_ns"], peer)
+    failure = _failure(plan, events, messages)
     changes = [(c.t_ns, c.addr, c.state) for c in client.addr]
     run = metrics.run_metrics(messages, len(client.tx), failure, changes)
     model = _detection_model(plan, client, server, failure)
@@ -133,12 +129,25 @@ def collect(run_dir: Path) -> dict[str, Any]:
             "path_max_retrans": model.path_max_retrans, "rtt_ms": model.rtt_ms, "sack_delay_ms": model.sack_delay_ms,
             "message_interval_ms": model.message_interval_ms, "model_ms": model.model_ms, "bound_ms": model.bound_ms,
         },
-        "events": [{k: e[k] for k in ("kind", "target", "at_ns", "lag_ns")} for e in events],
+        "events": [{k: e.get(k, "") for k in ("kind", "target", "detail", "at_ns", "lag_ns")} for e in events],
         "peers_seen": client.peers,
         "paths_used": sorted({m.path for m in messages if m.path}),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+def _failure(plan: Plan, events: list[dict[str, Any]], messages: list[metrics.Message]) -> metrics.Failure | None:
+    """The first fail or down of the path in use: the one the last delivery before it took."""
+    peers = {a.path: a.server_address for a in plan.association}
+    for e in events:
+        if e["kind"] not in ("fail", "down") or e["target"] not in peers:
+            continue
+        before = [m for m in messages if m.t_rx_ns is not None and m.t_rx_ns < e["applied_ns"]]
+        in_use = max(before, key=lambda m: m.t_rx_ns).path if before else plan.association[0].path
+        if e["target"] == in_use:
+            return metrics.Failure(e["target"], e["applied_ns"], peers[e["target"]])
+    return None
 
 
 def _detection_model(plan: Plan, client: records.Records, server: records.Records, failure: metrics.Failure | None) -> metrics.DetectionModel | None:

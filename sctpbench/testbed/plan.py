@@ -14,7 +14,7 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from sctpbench.testbed import shaping
+from sctpbench.testbed import shaping, timeline
 from sctpbench.testbed.errors import SpecError
 
 PLAN_FORMAT = 1
@@ -69,6 +69,7 @@ class Link:
     shaping: dict[str, dict[str, Any]]  # "forward" (a→b) and "reverse" (b→a): values as in shaping.py
     shaped_at: dict[str, Interface]  # direction → the interface whose egress shapes it
     emulator: list[Interface] = field(default_factory=list)  # the emulator's interfaces facing a and b
+    routes: list[Command] = field(default_factory=list)  # what `up` must put back after `down`
 
     @property
     def cut_points(self) -> list[Interface]:
@@ -96,11 +97,12 @@ class TimedAction:
     """Something the timeline does at `at_ns` after t0 (t0: every process is ready)."""
 
     at_ns: int
-    kind: Literal["start", "fail", "restore", "primary"]
+    kind: Literal["start", "fail", "restore", "primary", "degrade", "down", "up"]
     target: str
-    commands: list[Command] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)  # all of one tool (ip or tc)
     control: str | None = None  # line written to the client agent's stdin
-    confirm: list[list[str]] = field(default_factory=list)  # [ns, dev] whose qdiscs are shown to confirm
+    confirm: list[list[str]] = field(default_factory=list)  # [ns, dev] shown afterwards to confirm
+    detail: str = ""  # where it comes from (flap, trace, pingpong) and the direction it changes
 
 
 @dataclass
@@ -139,6 +141,7 @@ class Plan:
         link = lambda l: Link(  # noqa: E731
             path=l["path"], a=iface(l["a"]), b=iface(l["b"]), shaping=l["shaping"],
             shaped_at={k: iface(v) for k, v in l["shaped_at"].items()}, emulator=[iface(e) for e in l["emulator"]],
+            routes=[Command(**c) for c in l["routes"]],
         )
         return cls(
             **d
@@ -166,7 +169,7 @@ class Plan:
             out.append(f"{p.render(run_dir)} &   # ready: {p.ready_line}")
         out.append("# timeline: t0 is when every process is ready")
         for t in self.timeline:
-            head = f"# t0+{t.at_ns / 1e9:.3f}s {t.kind} {t.target}"
+            head = f"# t0+{t.at_ns / 1e9:.3f}s {t.kind} {t.target}" + (f" {t.detail}" if t.detail else "")
             control = (t.control or "").replace("{t}", "<t0+at in CLOCK_MONOTONIC ns>")
             out.append(head + (f": write '{control}' to the client's stdin" if control else ""))
             out += [c.render() for c in t.commands]
@@ -229,11 +232,14 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     setup += [Command("ip", ["netns", "add", ns]) for ns in namespaces.values()]
     # Only IPv4 is emulated: keep IPv6 router and neighbour chatter off the paths and captures.
     setup += [Command("sysctl", ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"], ns) for ns in namespaces.values()]
-    fail_paths = {ev.target for ev in experiment.events if ev.action in ("fail", "restore")}
+    w = experiment.workload
+    seed = experiment.seed + repetition - 1
+    configured = {name: {d: path.direction(d) for d in timeline.DIRECTIONS} for name, path in topo.paths.items()}
+    steps = timeline.expand(experiment.events, configured, seed, w.start + w.duration)
+    fail_paths = {step.path for step in steps if step.kind in ("fail", "restore")}
     net = _Network(namespaces)
     for index, (name, path) in enumerate(topo.paths.items()):
-        shaping = {d: path.direction(d) for d in ("forward", "reverse")}
-        link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, shaping)
+        link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, configured[name])
         if name in fail_paths:
             for point in link.cut_points:
                 net.tc[point.ns].append(Command("tc", ["qdisc", "add", "dev", point.ifname, "ingress"], point.ns))
@@ -247,7 +253,6 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         setup.append(Command("sysctl", ["net.ipv4.ip_forward=1"], namespaces[EMULATOR]))
     links = net.links
 
-    w = experiment.workload
     assoc = [
         AssociationPath(
             name,
@@ -258,7 +263,6 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         if {link.a.host, link.b.host} == {w.client, w.server}
         for name in [link.path]
     ]
-    seed = experiment.seed + repetition - 1
     sample_ms = experiment.measure.sample_interval // 1_000_000
     common: list[str] = ["--sample-interval", str(sample_ms)]
     p = experiment.sctp
@@ -297,20 +301,10 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         ),
     ]
 
-    timeline = [TimedAction(w.start, "start", "workload", control="start {t}")]
+    actions = [TimedAction(w.start, "start", "workload", control="start {t}")]
     by_path = {link.path: link for link in links}
-    for ev in sorted(experiment.events, key=lambda e: e.at):
-        if ev.action == "primary":
-            address = _primary_address(ev.target, assoc)
-            timeline.append(TimedAction(ev.at, "primary", ev.target, control=f"primary {address}"))
-            continue
-        link = by_path[ev.target]
-        ends = link.cut_points
-        if ev.action == "fail":
-            cmds = [Command("tc", ["filter", "add", "dev", e.ifname, "ingress", "pref", "1", "matchall", "action", "drop"], e.ns) for e in ends]
-        else:
-            cmds = [Command("tc", ["filter", "del", "dev", e.ifname, "ingress", "pref", "1"], e.ns) for e in ends]
-        timeline.append(TimedAction(ev.at, ev.action, ev.target, commands=cmds, confirm=[[e.ns, e.ifname] for e in ends]))
+    actions += [_action(step, by_path, assoc) for step in steps]
+    actions.sort(key=lambda a: a.at_ns)
 
     return Plan(
         format=PLAN_FORMAT,
@@ -323,7 +317,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         links=links,
         setup=setup,
         processes=processes,
-        timeline=timeline,
+        timeline=actions,
         association=assoc,
         workload={
             "size": w.size, "rate": w.rate, "arrival": w.arrival, "ordered": w.ordered, "streams": w.streams,
@@ -333,6 +327,31 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         sample_interval_ns=experiment.measure.sample_interval,
         end_ns=w.start + w.duration,
     )
+
+
+def _action(step: timeline.Step, by_path: dict[str, Link], assoc: list[AssociationPath]) -> TimedAction:
+    """The commands that carry out one step, and the devices that confirm them."""
+    if step.kind == "primary":
+        return TimedAction(step.at_ns, "primary", step.path, control=f"primary {_primary_address(step.path, assoc)}")
+    link = by_path[step.path]
+    detail = step.origin if step.origin != step.kind else ""
+    if step.kind in ("fail", "restore"):
+        ends = link.cut_points
+        verb = ["filter", "add" if step.kind == "fail" else "del", "dev"]
+        tail = ["ingress", "pref", "1"] + (["matchall", "action", "drop"] if step.kind == "fail" else [])
+        cmds = [Command("tc", [*verb, e.ifname, *tail], e.ns) for e in ends]
+        return TimedAction(step.at_ns, step.kind, step.path, cmds, confirm=[[e.ns, e.ifname] for e in ends], detail=detail)
+    if step.kind == "degrade":
+        assert step.direction is not None
+        at = link.shaped_at[step.direction]
+        cmds = [Command("tc", args, at.ns) for args in shaping.qdisc_commands(at.ifname, step.values, "change")]
+        return TimedAction(step.at_ns, "degrade", step.path, cmds, confirm=[[at.ns, at.ifname]],
+                           detail=f"{step.direction} {' '.join(cmds[0].args[7:])}" + (f" ({detail})" if detail else ""))
+    ends = [link.a, link.b]
+    cmds = [Command("ip", ["link", "set", "dev", e.ifname, step.kind], e.ns) for e in ends]
+    if step.kind == "up":
+        cmds += link.routes
+    return TimedAction(step.at_ns, step.kind, step.path, cmds, confirm=[[e.ns, e.ifname] for e in ends], detail=detail)
 
 
 def subnet_address(n: int, host: int) -> str:
@@ -386,15 +405,17 @@ class _Network:
         self._veth(a, ea)
         self._veth(b, eb)
         table = str(100 + index)
+        routes: list[Command] = []
         for host, gw, far in ((a, ea, nb), (b, eb, na)):
-            self.ip[host.ns] += [
-                Command("ip", ["route", "add", f"{subnet_address(far, 0)}/24", "via", gw.address, "dev", name], host.ns),
-                Command("ip", ["rule", "add", "from", host.address, "table", table], host.ns),
-                Command("ip", ["route", "add", "default", "via", gw.address, "dev", name, "table", table], host.ns),
+            self.ip[host.ns].append(Command("ip", ["rule", "add", "from", host.address, "table", table], host.ns))
+            routes += [
+                Command("ip", ["route", "replace", f"{subnet_address(far, 0)}/24", "via", gw.address, "dev", name], host.ns),
+                Command("ip", ["route", "replace", "default", "via", gw.address, "dev", name, "table", table], host.ns),
             ]
+            self.ip[host.ns] += routes[-2:]
         self._shape(eb, values["forward"])
         self._shape(ea, values["reverse"])
-        self.links.append(Link(name, a, b, values, {"forward": eb, "reverse": ea}, [ea, eb]))
+        self.links.append(Link(name, a, b, values, {"forward": eb, "reverse": ea}, [ea, eb], routes))
         return self.links[-1]
 
 

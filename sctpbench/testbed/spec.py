@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from sctpbench.testbed import units
+from sctpbench.testbed import timeline, units
 from sctpbench.testbed.errors import SpecError
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
@@ -134,28 +134,79 @@ class Workload(_Model):
     port: Annotated[int, Field(ge=1, le=65535)] = 5000
 
 
+ACTIONS = ("fail", "restore", "primary", "down", "up", "degrade", "flap", "trace", "pingpong")
+# Keys besides `at` and the action that each action takes.
+ACTION_KEYS = {
+    "fail": set(), "restore": set(), "primary": set(), "down": set(), "up": set(),
+    "degrade": {"direction", "set"},
+    "flap": {"period", "duty", "count", "until"},
+    "trace": {"direction", "field", "steps", "file"},
+    "pingpong": {"good", "bad", "dwell", "until"},
+}
+
+PARAMETER_KEYS: set[str] = set().union(*ACTION_KEYS.values())
+
+
 class Event(_Model):
-    """One change on the timeline; exactly one action key besides `at`."""
+    """One change on the timeline: `at` and exactly one action key, with that action's keys."""
 
     at: Duration
-    fail: Name | None = Field(default=None, description="blackhole both directions of a path")
+    fail: Name | None = Field(default=None, description="blackhole both directions of a path; its interfaces stay up")
     restore: Name | None = Field(default=None, description="undo fail")
     primary: str | None = Field(default=None, description="set the primary path (path name or peer address)")
+    down: Name | None = Field(default=None, description="set both hosts' interfaces of the path down")
+    up: Name | None = Field(default=None, description="set them up again (routes restored)")
+    degrade: Name | None = Field(default=None, description="step change of shaping values (set:) on a path")
+    flap: Name | None = Field(default=None, description="fail and restore a path periodically")
+    trace: Name | None = Field(default=None, description="time-driven delay, rate or loss steps on a path")
+    pingpong: tuple[Name, Name] | None = Field(default=None, description="a terminal moving between two paths")
+    direction: Literal["forward", "reverse", "both"] = "both"
+    set: DirectionOverride | None = None  # type: ignore[valid-type]
+    period: Annotated[Duration, Field(gt=0)] | None = None
+    duty: Annotated[float, Field(gt=0, lt=1)] = 0.5
+    count: Annotated[int, Field(ge=1)] | None = None
+    until: Duration | None = None
+    field: Literal["delay", "rate", "loss"] | None = None
+    steps: list[tuple[Duration, Any]] | None = None
+    file: str | None = None
+    good: DirectionOverride | None = None  # type: ignore[valid-type]
+    bad: DirectionOverride | None = None  # type: ignore[valid-type]
+    dwell: tuple[Duration, Duration] | None = None
 
     @model_validator(mode="after")
     def _one_action(self) -> "Event":
-        given = [k for k in ("fail", "restore", "primary") if getattr(self, k) is not None]
+        given = [k for k in ACTIONS if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError("an event needs exactly one of: fail, restore, primary")
+            raise ValueError(f"an event needs exactly one of: {', '.join(ACTIONS)}")
+        action = given[0]
+        extra = (PARAMETER_KEYS & self.model_fields_set) - ACTION_KEYS[action]
+        if extra:
+            raise ValueError(f"{', '.join(sorted(extra))} not allowed with {action}; allowed: {', '.join(sorted(ACTION_KEYS[action])) or 'only at'}")
+        required = {"degrade": ["set"], "flap": ["period"], "trace": ["field"], "pingpong": ["good", "bad", "dwell"]}.get(action, [])
+        missing = [k for k in required if getattr(self, k) is None]
+        if missing:
+            raise ValueError(f"{action} needs {', '.join(missing)}")
+        if action == "trace" and (self.steps is None) == (self.file is None):
+            raise ValueError("trace needs steps: [[time, value], ...] or file: PATH (one of them)")
+        if self.dwell is not None and not 0 < self.dwell[0] <= self.dwell[1]:
+            raise ValueError("dwell: [min, max] with 0 < min <= max")
         return self
 
     @property
     def action(self) -> str:
-        return next(k for k in ("fail", "restore", "primary") if getattr(self, k) is not None)
+        return next(k for k in ACTIONS if getattr(self, k) is not None)
 
     @property
     def target(self) -> str:
-        return str(getattr(self, self.action))
+        value = getattr(self, self.action)
+        return "+".join(value) if isinstance(value, tuple) else str(value)
+
+    def paths(self) -> list[str]:
+        """The paths the event acts on (none for primary, which names a path or an address)."""
+        if self.action == "primary":
+            return []
+        value = getattr(self, self.action)
+        return list(value) if isinstance(value, tuple) else [value]
 
 
 class Measure(_Model):
@@ -298,6 +349,7 @@ def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
     except ValidationError as e:
         raise SpecError(_describe(e.errors()[0], source)) from None
     _check_references(experiment, source)
+    experiment = _resolve_traces(experiment, path.parent, source)
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": path.stem})
     return experiment
@@ -381,6 +433,50 @@ def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
         fail("jitter", f"{which}: jitter_distribution and jitter_correlation need a jitter")
 
 
+def _check_degrade(exp: Experiment, ev: Event, loc: tuple[str, ...], fail: Any) -> None:
+    """A change can alter values but not the qdisc layout the path was built with."""
+    changes: set[str] = set()
+    for override in (ev.set, ev.good, ev.bad):
+        if override is not None:
+            changes |= {k for k in Shaping.model_fields if getattr(override, k) is not None}
+    if ev.field:
+        changes.add(ev.field)
+    for name in ev.paths():
+        path = exp.topology.paths[name]
+        for which in ("forward", "reverse"):
+            values = path.direction(which)
+            if "rate" in changes and not values["rate"]:
+                fail(loc + (ev.action,), f"path {name} has no rate to change; give it a rate in the topology")
+            if changes & {"queue", "queue_bytes"}:
+                fail(loc + (ev.action,), "the queue is fixed when the path is built; change delay, jitter, loss, rate, …")
+
+
+def _resolve_traces(exp: Experiment, base_dir: Path, source: Source) -> Experiment:
+    """Read trace files and parse inline steps, so the timeline gets (offset ns, value) pairs."""
+    events = []
+    for i, ev in enumerate(exp.events):
+        if ev.action != "trace":
+            events.append(ev)
+            continue
+        assert ev.field is not None
+        loc = ("events", str(i))
+        try:
+            if ev.file is not None:
+                trace_path = base_dir / ev.file
+                try:
+                    text = trace_path.read_text()
+                except OSError as e:
+                    raise SpecError(f"{source.where(loc + ('file',))}: {'.'.join(loc)}.file: cannot read {trace_path}: {e.strerror}") from None
+                steps = timeline.parse_trace(text, ev.field, str(trace_path))
+            else:
+                rows = "\n".join(f"{units.format_duration(t)} {v}" for t, v in ev.steps or [])
+                steps = timeline.parse_trace(rows, ev.field, f"{source.where(loc + ('steps',))}: {'.'.join(loc)}.steps")
+        except ValueError as e:
+            raise SpecError(str(e)) from None
+        events.append(ev.model_copy(update={"steps": steps, "file": None}))
+    return exp.model_copy(update={"events": events})
+
+
 def _is_address(text: str) -> bool:
     try:
         ipaddress.ip_address(text)
@@ -425,8 +521,11 @@ def _check_references(exp: Experiment, source: Source) -> None:
         loc = ("events", str(i))
         if ev.at > end:
             fail(loc + ("at",), f"{units.format_duration(ev.at)} is after the workload ends ({units.format_duration(end)})")
-        if ev.action in ("fail", "restore") and ev.target not in exp.topology.paths:
-            fail(loc + (ev.action,), f"unknown path {ev.target!r}; allowed: {', '.join(exp.topology.paths)}")
+        for name in ev.paths():
+            if name not in exp.topology.paths:
+                fail(loc + (ev.action,), f"unknown path {name!r}; allowed: {', '.join(exp.topology.paths)}")
+        if ev.action in ("degrade", "trace", "pingpong"):
+            _check_degrade(exp, ev, loc, fail)
         if ev.action == "primary" and ev.target not in assoc_paths and not _is_address(ev.target):
             fail(loc + ("primary",), f"{ev.target!r} is not a path of the association; allowed: {', '.join(assoc_paths)} or a peer address")
     p = exp.sctp

@@ -88,8 +88,8 @@ class LineReader:
                 return
 
 
-class TcSession:
-    """A long-lived `tc -batch` in one namespace.
+class BatchSession:
+    """A long-lived `tc -batch` or `ip -batch` in one namespace.
 
     Starting a process in the guest costs tens of milliseconds, far more than the timing
     an event needs. A running tc applies a line in about a millisecond; showing the
@@ -98,11 +98,14 @@ class TcSession:
     keep thread wake-ups out of that path.
     """
 
-    def __init__(self, ns: str, log: TextIO) -> None:
-        self.ns = ns
+    # After the change, a read-only command on the same device whose output marks completion.
+    CONFIRM = {"tc": "qdisc show dev {dev}", "ip": "link show dev {dev}"}
+
+    def __init__(self, tool: str, ns: str, log: TextIO) -> None:
+        self.tool, self.ns = tool, ns
         self.log = log
         self.proc = subprocess.Popen(
-            ["tc", "-n", ns, "-force", "-batch", "-"],
+            [tool, "-n", ns, "-force", "-batch", "-"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
         )
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
@@ -110,7 +113,7 @@ class TcSession:
 
     def send(self, commands: list[Command], confirm_dev: str) -> None:
         self._read_ready(self._out)  # leftovers of an earlier confirmation
-        text = "".join(" ".join(c.args) + "\n" for c in commands) + f"qdisc show dev {confirm_dev}\n"
+        text = "".join(" ".join(c.args) + "\n" for c in commands) + self.CONFIRM[self.tool].format(dev=confirm_dev) + "\n"
         self.log.write(text)
         self._in.write(text.encode())
 
@@ -119,12 +122,12 @@ class TcSession:
         ready, _, _ = select.select([self._out], [], [], CONFIRM_TIMEOUT_S)
         t = _now()
         if not ready or not os.read(self._out, 65536):
-            raise BackendError(f"tc in {self.ns}: no confirmation within {CONFIRM_TIMEOUT_S:g} s")
+            raise BackendError(f"{self.tool} in {self.ns}: no confirmation within {CONFIRM_TIMEOUT_S:g} s")
         # tc wrote any error for the change before the show's output.
         error = self._read_ready(self._err)
         if error:
             self.log.write(error)
-            raise BackendError(f"tc in {self.ns}: {error.strip().splitlines()[0]}")
+            raise BackendError(f"{self.tool} in {self.ns}: {error.strip().splitlines()[0]}")
         return t
 
     @staticmethod
@@ -161,7 +164,7 @@ class NetnsBackend:
     report: Report
     modprobe_root: str | None = None
     agents: dict[str, Agent] = field(default_factory=dict)
-    tc: dict[str, TcSession] = field(default_factory=dict)
+    sessions: dict[tuple[str, str], BatchSession] = field(default_factory=dict)
     created_ns: list[str] = field(default_factory=list)
     _logs: list[TextIO] = field(default_factory=list)
 
@@ -218,9 +221,8 @@ class NetnsBackend:
     # ------------------------------------------------------------------ run
 
     def run(self) -> None:
-        for ns in {c[0] for t in self.plan.timeline for c in t.confirm}:
-            log = self._open(f"tc-{ns}.log")
-            self.tc[ns] = TcSession(ns, log)
+        for tool, ns in sorted({(t.commands[0].tool, ns) for t in self.plan.timeline if t.commands for ns, _ in t.confirm}):
+            self.sessions[tool, ns] = BatchSession(tool, ns, self._open(f"{tool}-{ns}.log"))
         for p in self.plan.processes:
             self._start(p.name, p.ns, [a.replace("{run}", str(self.run_dir)) for a in p.argv], p.ready_line, p.role == "capture")
         t0 = _now() + T0_LEAD_NS
@@ -232,7 +234,8 @@ class NetnsBackend:
             events.write(json.dumps(record) + "\n")
             events.flush()
             if action.kind != "start":
-                self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target} (lag {record['lag_ns'] / 1e6:.2f} ms)")
+                detail = f" {action.detail}" if action.detail else ""
+                self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target}{detail} (lag {record['lag_ns'] / 1e6:.2f} ms)")
         self._wait_agents(t0)
 
     def _start(self, name: str, ns: str, argv: list[str], ready: str, merge_stderr: bool) -> None:
@@ -269,10 +272,11 @@ class NetnsBackend:
                 raise BackendError(f"{action.kind} {action.target}: the client agent answered {got[1] if got else 'nothing'}")
             applied = int(got[1].split()[-1])
         else:
+            tool = action.commands[0].tool
             devices = dict(action.confirm)  # one confirmation per namespace
             for ns, dev in devices.items():
-                self.tc[ns].send([c for c in action.commands if c.ns == ns], dev)
-            applied = max(self.tc[ns].confirm() for ns in devices)
+                self.sessions[tool, ns].send([c for c in action.commands if c.ns == ns], dev)
+            applied = max(self.sessions[tool, ns].confirm() for ns in devices)
         return _event(action, scheduled, issued, applied)
 
     def _wait_agents(self, t0: int) -> None:
@@ -304,7 +308,7 @@ class NetnsBackend:
     def teardown(self) -> None:
         for agent in self.agents.values():
             _stop(agent.proc)
-        for session in self.tc.values():
+        for session in self.sessions.values():
             session.close()
         for ns in reversed(self.created_ns):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
@@ -324,7 +328,7 @@ class NetnsBackend:
 
 def _event(action: TimedAction, scheduled: int, issued: int, applied: int) -> dict[str, object]:
     return {
-        "kind": action.kind, "target": action.target, "at_ns": action.at_ns,
+        "kind": action.kind, "target": action.target, "detail": action.detail, "at_ns": action.at_ns,
         "scheduled_ns": scheduled, "issued_ns": issued, "applied_ns": applied, "lag_ns": applied - scheduled,
     }
 
