@@ -107,3 +107,4 @@ def test_topology_file_can_be_overridden_inline(tmp_path: Path) -> None:
     paths = spec.load(f).topology.paths
     assert paths["secondary"].delay == 50_000_000
     assert paths["primary"].delay == 10_000_000
+    assert list(paths) == ["primary", "secondary"]  # the file's order decides addresses and the primary

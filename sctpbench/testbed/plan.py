@@ -20,12 +20,12 @@ from sctpbench.testbed.errors import SpecError
 PLAN_FORMAT = 1
 MODULES = ["sctp", "sch_netem", "sch_tbf", "veth", "sch_ingress", "cls_matchall", "act_gact"]
 EMULATOR = "emu"  # the emulator node's name, when paths run through one
-# Enough for the IP and SCTP common headers and the first chunk headers (TSN, SACK).
-CAPTURE_SNAPLEN = 256
+# Whole packets: tshark does not dissect the chunks of a truncated SCTP packet.
+CAPTURE_SNAPLEN = 65535
 # Linux 6.1 defaults, used only to order writes that the kernel cross-checks.
 LINUX_RTO_MIN_MS = 1000
 
-Tool = Literal["ip", "tc", "sysctl", "modprobe"]
+Tool = Literal["ip", "tc", "sysctl", "modprobe", "iptables"]
 
 
 @dataclass
@@ -42,6 +42,10 @@ class Command:
             return f"{self.tool} -n {self.ns} {args}"
         if self.tool == "sysctl":
             return f"ip netns exec {self.ns} sysctl -q -w {args}"
+        if self.tool == "iptables":
+            # args are the lines of one iptables-restore ruleset, loaded at once
+            body = "\n".join(self.args)
+            return f"ip netns exec {self.ns} iptables-legacy-restore --noflush <<'EOF'\n{body}\nEOF"
         return f"{self.tool} {args}"
 
 
@@ -238,8 +242,11 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     steps = timeline.expand(experiment.events, configured, seed, w.start + w.duration)
     fail_paths = {step.path for step in steps if step.kind in ("fail", "restore")}
     net = _Network(namespaces)
+    drop_rules: list[Command] = []
     for index, (name, path) in enumerate(topo.paths.items()):
         link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, configured[name])
+        if path.drop_packets is not None:
+            drop_rules.append(_drop_rules(link, path.drop_packets))
         if name in fail_paths:
             for point in link.cut_points:
                 net.tc[point.ns].append(Command("tc", ["qdisc", "add", "dev", point.ifname, "ingress"], point.ns))
@@ -251,6 +258,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         setup += [Command("sysctl", sysctls, namespaces[h]) for h in topo.hosts]
     if topo.emulator:
         setup.append(Command("sysctl", ["net.ipv4.ip_forward=1"], namespaces[EMULATOR]))
+    setup += drop_rules
     links = net.links
 
     assoc = [
@@ -352,6 +360,37 @@ def _action(step: timeline.Step, by_path: dict[str, Link], assoc: list[Associati
     if step.kind == "up":
         cmds += link.routes
     return TimedAction(step.at_ns, step.kind, step.path, cmds, confirm=[[e.ns, e.ifname] for e in ends], detail=detail)
+
+
+# statistic's counter wraps at --every; a pattern without a period must never repeat.
+ONCE = 2**31 - 1
+DROP_MARK = "0x5b"
+
+
+def _drop_rules(link: Link, pattern: Any) -> Command:
+    """KauNet-style packet-driven loss on the emulator's FORWARD path.
+
+    One statistic-nth rule per position marks the packet, a last rule drops marked ones.
+    Marking instead of dropping keeps every rule's counter seeing every packet, so the
+    counters stay in step; packets are counted per direction, by the emulator interface
+    they came in on, before netem shapes them.
+    """
+    lines = ["*filter"]
+    ingress = {"forward": link.emulator[0], "reverse": link.emulator[1]}
+    directions = ["forward", "reverse"] if pattern.direction == "both" else [pattern.direction]
+    match = ["-p", "sctp", "-m", "sctp", "--chunk-types", "any", "DATA"] if pattern.data_only else []
+    every = pattern.every or ONCE
+    for direction in directions:
+        chain = f"sb-{link.path}-{direction[:3]}"
+        lines += [f":{chain} - [0:0]", f"-A FORWARD -i {ingress[direction].ifname} -j {chain}"]
+        lines += [
+            " ".join(["-A", chain, *match, "-m", "statistic", "--mode", "nth", "--every", str(every),
+                      "--packet", str(p - 1), "-j", "MARK", "--set-mark", DROP_MARK])
+            for p in pattern.positions
+        ]
+        lines.append(f"-A {chain} -m mark --mark {DROP_MARK} -j DROP")
+    lines.append("COMMIT")
+    return Command("iptables", lines, link.emulator[0].ns)
 
 
 def subnet_address(n: int, host: int) -> str:

@@ -73,10 +73,42 @@ Shaping = create_model("Shaping", __base__=_Model, __doc__="What one direction o
 DirectionOverride = create_model("DirectionOverride", __base__=_Model, **_shaping_fields(True))
 
 
+def _positions(value: object) -> list[int]:
+    """`[5, "10-12"]` → [5, 10, 11, 12]: 1-based packet numbers, as KauNet counts them."""
+    if not isinstance(value, list):
+        raise ValueError(f"{value!r} is not a list; allowed: packet numbers from 1 and ranges like '10-12'")
+    out: set[int] = set()
+    for item in value:
+        text = str(item).strip()
+        lo, sep, hi = text.partition("-")
+        if not lo.isdigit() or (sep and not hi.isdigit()) or int(lo) < 1 or (sep and int(hi) < int(lo)):
+            raise ValueError(f"{item!r} is not a packet number or range; allowed: numbers from 1, ranges like '10-12'")
+        out.update(range(int(lo), int(hi if sep else lo) + 1))
+    if not out:
+        raise ValueError("no packet numbers given")
+    return sorted(out)
+
+
+class DropPattern(_Model):
+    """Packet-driven loss on the emulator: drop exactly these packets of a direction's flow."""
+
+    positions: Annotated[list[int], BeforeValidator(_positions)] = Field(description="1-based packet numbers and ranges")
+    every: Annotated[int, Field(ge=2)] | None = Field(default=None, description="repeat the pattern every N packets")
+    data_only: bool = Field(default=False, description="count and drop only packets carrying SCTP DATA")
+    direction: Literal["forward", "reverse", "both"] = "both"
+
+    @model_validator(mode="after")
+    def _within_period(self) -> "DropPattern":
+        if self.every is not None and self.positions[-1] > self.every:
+            raise ValueError(f"position {self.positions[-1]} is beyond the period every: {self.every}")
+        return self
+
+
 class PathSpec(Shaping):  # type: ignore[misc,valid-type]
     """A path between two hosts; shaping keys apply to both directions unless overridden."""
 
     between: tuple[Name, Name]
+    drop_packets: DropPattern | None = None
     forward: DirectionOverride | None = Field(default=None, description="first host to second host")
     reverse: DirectionOverride | None = Field(default=None, description="second host to first host")
 
@@ -292,7 +324,9 @@ def _resolve_topology(data: dict[str, Any], base_dir: Path, file: str) -> dict[s
 
 def _deep_merge(base: Any, top: Any) -> Any:
     if isinstance(base, dict) and isinstance(top, dict):
-        return {k: _deep_merge(base.get(k), top[k]) if k in top else base[k] for k in base.keys() | top.keys()}
+        # Keys keep the file's order: the order of paths decides addresses and the primary.
+        keys = list(base) + [k for k in top if k not in base]
+        return {k: _deep_merge(base.get(k), top[k]) if k in top else base[k] for k in keys}
     return copy.deepcopy(top)
 
 
@@ -500,6 +534,9 @@ def _check_references(exp: Experiment, source: Source) -> None:
             fail(("topology", "paths", name, "between"), "a path joins two different hosts")
     if len(exp.topology.paths) > 250:
         fail(("topology", "paths"), "at most 250 paths (one or two /24 of 198.18.0.0/15 each)")
+    for name, path in exp.topology.paths.items():
+        if path.drop_packets is not None and not exp.topology.emulator:
+            fail(("topology", "paths", name, "drop_packets"), "packet-driven loss runs on the emulator's forwarding hop; set topology.emulator: true")
     if exp.topology.emulator and "emu" in hosts:
         fail(("topology", "hosts"), "'emu' is the emulator node's name; choose another host name")
     for name, path in exp.topology.paths.items():

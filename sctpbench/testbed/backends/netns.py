@@ -186,6 +186,9 @@ class NetnsBackend:
             _check(argv)
         elif first.tool == "sysctl":
             _check(["ip", "netns", "exec", first.ns or "", "sysctl", "-q", "-w", *first.args])
+        elif first.tool == "iptables":
+            _check(["ip", "netns", "exec", first.ns or "", "iptables-legacy-restore", "--noflush"],
+                   "\n".join(first.args) + "\n", shown=first.render())
         elif first.tool == "ip" and first.args[:2] == ["netns", "add"]:
             # One by one, so teardown deletes exactly the namespaces this run created and
             # never one of the same name that another run owns.
