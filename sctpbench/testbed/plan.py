@@ -285,7 +285,10 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     processes = [
         Process(
             f"capture-{link.path}-{end.host}", "capture", end.host, end.ns,
-            ["tcpdump", "-i", end.ifname, "-n", "-U", "-s", str(CAPTURE_SNAPLEN), "-w", f"{{run}}/captures/{link.path}-{end.host}.pcap"],
+            # Immediate mode: without it the packets of the last, unfinished ring-buffer
+            # block are lost when tcpdump is stopped.
+            ["tcpdump", "-i", end.ifname, "-n", "--immediate-mode", "-U", "-s", str(CAPTURE_SNAPLEN),
+             "-w", f"{{run}}/captures/{link.path}-{end.host}.pcap"],
             "tcpdump: listening on",
         )
         for link in (links if experiment.measure.capture else [])

@@ -61,10 +61,10 @@ ip netns exec sb-c297ef0b-client sysctl -q -w net.sctp.rto_min=200 net.sctp.rto_
 ip netns exec sb-c297ef0b-server sysctl -q -w net.sctp.rto_min=200 net.sctp.rto_max=800 net.sctp.rto_initial=200 net.sctp.path_max_retrans=2 net.sctp.association_max_retrans=10 net.sctp.pf_enable=0 net.sctp.hb_interval=1000 net.sctp.sack_timeout=10
 ip netns exec sb-c297ef0b-emu sysctl -q -w net.ipv4.ip_forward=1
 # processes: each is started once the one before printed its ready line
-ip netns exec sb-c297ef0b-client tcpdump -i primary -n -U -s 65535 -w "$RUN/captures/primary-client.pcap" &   # ready: tcpdump: listening on
-ip netns exec sb-c297ef0b-server tcpdump -i primary -n -U -s 65535 -w "$RUN/captures/primary-server.pcap" &   # ready: tcpdump: listening on
-ip netns exec sb-c297ef0b-client tcpdump -i secondary -n -U -s 65535 -w "$RUN/captures/secondary-client.pcap" &   # ready: tcpdump: listening on
-ip netns exec sb-c297ef0b-server tcpdump -i secondary -n -U -s 65535 -w "$RUN/captures/secondary-server.pcap" &   # ready: tcpdump: listening on
+ip netns exec sb-c297ef0b-client tcpdump -i primary -n --immediate-mode -U -s 65535 -w "$RUN/captures/primary-client.pcap" &   # ready: tcpdump: listening on
+ip netns exec sb-c297ef0b-server tcpdump -i primary -n --immediate-mode -U -s 65535 -w "$RUN/captures/primary-server.pcap" &   # ready: tcpdump: listening on
+ip netns exec sb-c297ef0b-client tcpdump -i secondary -n --immediate-mode -U -s 65535 -w "$RUN/captures/secondary-client.pcap" &   # ready: tcpdump: listening on
+ip netns exec sb-c297ef0b-server tcpdump -i secondary -n --immediate-mode -U -s 65535 -w "$RUN/captures/secondary-server.pcap" &   # ready: tcpdump: listening on
 ip netns exec sb-c297ef0b-server /opt/sctpbench-agent server --local 198.18.1.2,198.18.3.2 --port 5000 --records "$RUN/records/server.rec" --sample-interval 20 --nodelay 1 &   # ready: listening
 ip netns exec sb-c297ef0b-client /opt/sctpbench-agent client --local 198.18.0.1,198.18.2.1 --peer 198.18.1.2,198.18.3.2 --port 5000 --records "$RUN/records/client.rec" --size 200 --rate 50 --arrival periodic --seed 1 --duration 9000 --send-streams 1 --sample-interval 20 --nodelay 1 &   # ready: ready
 # timeline: t0 is when every process is ready
