@@ -57,11 +57,11 @@ def rate(mbit: float, backend: str) -> float:
     return sum(s for _, s in window) * 8 / ((window[-1][0] - window[0][0]) / 1e9) / 1e6
 
 
-def loss(pct: float, backend: str) -> float:
+def loss(pct: float, backend: str) -> tuple[float, int]:
     d = run([f"topology.paths.primary.forward.loss={pct:g}%", "measure.capture=true"], backend)
     sent = _count(d / "captures/primary-client.pcap", "198.18.0.1")
     received = _count(d / "captures/primary-server.pcap", "198.18.0.1")
-    return (sent - received) / sent * 100 if sent else float("nan")
+    return ((sent - received) / sent * 100 if sent else float("nan")), sent
 
 
 def _count(pcap: Path, src: str) -> int:
@@ -87,10 +87,10 @@ def main() -> None:
         got = rate(mbit, args.backend)
         expected = mbit * PAYLOAD_SHARE
         print(f"  {mbit:8g} {expected:10.3f} {got:10.3f} {got / expected - 1:+8.2%}")
-    print("loss (%): configured, achieved (client's packets missing at the server), difference")
+    print("loss (%): configured, achieved (client's packets missing at the server), difference, packets sent")
     for pct in grid(args.losses):
-        got = loss(pct, args.backend)
-        print(f"  {pct:8g} {got:10.2f} {got - pct:+8.2f}")
+        got, sent = loss(pct, args.backend)
+        print(f"  {pct:8g} {got:10.2f} {got - pct:+8.2f} {sent:8d}")
 
 
 if __name__ == "__main__":

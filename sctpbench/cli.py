@@ -38,6 +38,10 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--json", action="store_true", help="print the plan as JSON")
 
     sub.add_parser("check", help="what this machine can run, and why not")
+
+    verify = sub.add_parser("verify", help="check from a run's captures that the emulator shaped as configured")
+    verify.add_argument("run", type=Path, help="a run folder (plan.json) or a session folder (run-*/)")
+    verify.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     return parser
 
 
@@ -93,6 +97,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if session.error is None else EXIT_FAILED
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Exit 0 when every check passes, 1 when one fails, 2 when a run cannot be verified."""
+    from sctpbench.collectors.captures import CaptureError  # tshark, numpy, scipy load only here
+    from sctpbench.testbed import verify
+
+    reports: list[verify.VerifyReport] = []
+    unverifiable: list[str] = []
+    try:
+        runs = verify.run_dirs(args.run)
+    except verify.NotVerifiable as e:
+        print(f"sctpbench: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    for run_dir in runs:
+        try:
+            reports.append(verify.verify_run(run_dir))
+        except (verify.NotVerifiable, CaptureError) as e:
+            unverifiable.append(str(e))
+            print(f"sctpbench: {e}", file=sys.stderr)
+    if args.json:
+        document = {"runs": [r.to_dict() for r in reports], "unverifiable": unverifiable,
+                    "ok": not unverifiable and all(r.ok for r in reports)}
+        json.dump(document, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for r in reports:
+            sys.stdout.write(verify.render(r))
+    if unverifiable:
+        return EXIT_USAGE
+    return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
+
+
 def _fmt(value: Any, unit: str = "") -> str:
     if value is None:
         return "-"
@@ -121,7 +156,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
             print(f"            failover {_fmt(m.get('failover_time_ms'), ' ms')}", file=out)
         for e in run["events"]:
             if e["kind"] != "start":
-                print(f"  event     t0+{e['at_ns'] / 1e9:.3f}s {e['kind']} {e['target']}: applied {e['lag_ns'] / 1e6:.2f} ms late", file=out)
+                detail = f" {e['detail']}" if e.get("detail") else ""
+                print(f"  event     t0+{e['at_ns'] / 1e9:.3f}s {e['kind']} {e['target']}{detail}: applied {e['lag_ns'] / 1e6:.2f} ms late", file=out)
     summary = document["summary"]
     if len(document["runs"]) > 1:
         print("across runs (mean ± 95% CI, Student's t):", file=out)
@@ -135,7 +171,7 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check}
+    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "verify": cmd_verify}
     try:
         return handlers[args.command](args)
     except SpecError as e:

@@ -74,6 +74,8 @@ class Link:
     shaped_at: dict[str, Interface]  # direction → the interface whose egress shapes it
     emulator: list[Interface] = field(default_factory=list)  # the emulator's interfaces facing a and b
     routes: list[Command] = field(default_factory=list)  # what `up` must put back after `down`
+    burst: dict[str, int | None] = field(default_factory=dict)  # the rate limiter's bucket (bytes) per direction
+    drop_packets: dict[str, Any] | None = None  # the packet-driven loss pattern, as configured
 
     @property
     def cut_points(self) -> list[Interface]:
@@ -106,7 +108,8 @@ class TimedAction:
     commands: list[Command] = field(default_factory=list)  # all of one tool (ip or tc)
     control: str | None = None  # line written to the client agent's stdin
     confirm: list[list[str]] = field(default_factory=list)  # [ns, dev] shown afterwards to confirm
-    detail: str = ""  # where it comes from (flap, trace, pingpong) and the direction it changes
+    detail: str = ""  # where it comes from (flap, trace, pingpong) and what it changes
+    direction: str | None = None  # degrade: the direction it changes
 
 
 @dataclass
@@ -145,7 +148,7 @@ class Plan:
         link = lambda l: Link(  # noqa: E731
             path=l["path"], a=iface(l["a"]), b=iface(l["b"]), shaping=l["shaping"],
             shaped_at={k: iface(v) for k, v in l["shaped_at"].items()}, emulator=[iface(e) for e in l["emulator"]],
-            routes=[Command(**c) for c in l["routes"]],
+            routes=[Command(**c) for c in l["routes"]], burst=l["burst"], drop_packets=l["drop_packets"],
         )
         return cls(
             **d
@@ -245,7 +248,9 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     drop_rules: list[Command] = []
     for index, (name, path) in enumerate(topo.paths.items()):
         link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, configured[name])
+        link.burst = {d: shaping.tbf_burst(v) if v["rate"] else None for d, v in configured[name].items()}
         if path.drop_packets is not None:
+            link.drop_packets = path.drop_packets.model_dump()
             drop_rules.append(_drop_rules(link, path.drop_packets))
         if name in fail_paths:
             for point in link.cut_points:
@@ -357,7 +362,8 @@ def _action(step: timeline.Step, by_path: dict[str, Link], assoc: list[Associati
         at = link.shaped_at[step.direction]
         cmds = [Command("tc", args, at.ns) for args in shaping.qdisc_commands(at.ifname, step.values, "change")]
         return TimedAction(step.at_ns, "degrade", step.path, cmds, confirm=[[at.ns, at.ifname]],
-                           detail=f"{step.direction} {' '.join(cmds[0].args[7:])}" + (f" ({detail})" if detail else ""))
+                           detail=f"{step.direction} {' '.join(cmds[0].args[7:])}" + (f" ({detail})" if detail else ""),
+                           direction=step.direction)
     ends = [link.a, link.b]
     cmds = [Command("ip", ["link", "set", "dev", e.ifname, step.kind], e.ns) for e in ends]
     if step.kind == "up":

@@ -68,12 +68,15 @@ def netem_limit(s: dict[str, Any]) -> int:
     return max(DEFAULT_QUEUE_PACKETS, math.ceil(in_flight) + DEFAULT_QUEUE_PACKETS)
 
 
+def tbf_burst(s: dict[str, Any]) -> int:
+    """Bucket depth in bytes: two frames (or 1 ms at high rates, where per-packet timers
+    would cost more than they shape) keeps the rate exact over short intervals."""
+    return max(2 * MTU_FRAME_BYTES, math.ceil(s["rate"] / 8 / 1000))
+
+
 def tbf_args(s: dict[str, Any]) -> list[str]:
-    # A burst of one frame (or 1 ms at high rates, where per-packet timers would cost
-    # more than they shape) keeps the rate exact over short intervals.
-    burst = max(2 * MTU_FRAME_BYTES, math.ceil(s["rate"] / 8 / 1000))
     # tbf's own limit only sizes its default child, which the fifo below replaces.
-    return ["tbf", "rate", format_rate(s["rate"]), "burst", str(burst), "limit", str(s.get("queue_bytes") or 1 << 30)]
+    return ["tbf", "rate", format_rate(s["rate"]), "burst", str(tbf_burst(s)), "limit", str(s.get("queue_bytes") or 1 << 30)]
 
 
 def fifo_args(s: dict[str, Any]) -> list[str]:

@@ -331,7 +331,8 @@ class NetnsBackend:
 
 def _event(action: TimedAction, scheduled: int, issued: int, applied: int) -> dict[str, object]:
     return {
-        "kind": action.kind, "target": action.target, "detail": action.detail, "at_ns": action.at_ns,
+        "kind": action.kind, "target": action.target, "detail": action.detail, "direction": action.direction,
+        "at_ns": action.at_ns,
         "scheduled_ns": scheduled, "issued_ns": issued, "applied_ns": applied, "lag_ns": applied - scheduled,
     }
 

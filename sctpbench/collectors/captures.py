@@ -1,0 +1,148 @@
+"""Read a run's packet captures (captures/{path}-{host}.pcap) into typed rows.
+
+One tshark call per file finds the IPv4 SCTP packets and hands over their bytes; the
+SCTP common header and chunk headers are decoded here from the bytes after the IP
+header. Why not tshark's SCTP fields: it does not dissect the chunks of a truncated
+packet at all ("SCTP truncated"), and for whole packets its JSON splits the SCTP bytes
+between the sctp and data layers; the frame's bytes serve both cases alike. A DATA
+payload starts with the agent's sequence number and generation time
+(workloads/agent/RECORDS.md, "Messages"), which is how captures are put on the agents'
+clock (see testbed/verify.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import subprocess
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+TSHARK_TIMEOUT_S = 120
+CHUNK_DATA = 0
+CHUNK_NAMES = {
+    0: "DATA", 1: "INIT", 2: "INIT_ACK", 3: "SACK", 4: "HEARTBEAT", 5: "HEARTBEAT_ACK", 6: "ABORT",
+    7: "SHUTDOWN", 8: "SHUTDOWN_ACK", 9: "ERROR", 10: "COOKIE_ECHO", 11: "COOKIE_ACK", 12: "ECNE", 13: "CWR",
+    14: "SHUTDOWN_COMPLETE", 15: "AUTH", 64: "I_DATA", 128: "ASCONF_ACK", 130: "RE_CONFIG", 192: "FORWARD_TSN",
+    193: "ASCONF",
+}
+DATA_B_BIT = 0x02  # first fragment of a user message: its payload starts with the agent's header
+
+
+class CaptureError(Exception):
+    """A capture file that tshark cannot read."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    type: int
+    flags: int
+    tsn: int | None = None  # DATA only, when the header was captured
+    seq: int | None = None  # the agent's message sequence number (first fragment, payload captured)
+    t_gen_ns: int | None = None  # the agent's generation time, CLOCK_MONOTONIC
+
+    @property
+    def name(self) -> str:
+        return CHUNK_NAMES.get(self.type, str(self.type))
+
+
+@dataclass(frozen=True)
+class Packet:
+    """One IPv4 SCTP packet as captured on one interface."""
+
+    index: int  # position among the SCTP packets of its capture file
+    time: float  # capture time, s since the epoch (the guest kernel's CLOCK_REALTIME)
+    src: str
+    dst: str
+    length: int  # bytes on the wire including the Ethernet header: what a qdisc counts
+    ip_id: int
+    vtag: int
+    checksum: int
+    chunks: tuple[Chunk, ...]
+    key: bytes  # what identifies the packet on both sides of the emulator; see match_key
+
+    @property
+    def chunk_types(self) -> list[str]:
+        return [c.name for c in self.chunks]
+
+    @property
+    def tsns(self) -> list[int]:
+        return [c.tsn for c in self.chunks if c.tsn is not None]
+
+
+def match_key(length: int, ip_id: int, sctp: bytes) -> bytes:
+    """The identity of a packet on both sides of the emulator.
+
+    The SCTP CRC32c cannot serve: on veth the checksum is offloaded and never filled in,
+    so every packet carries 0. IP forwarding changes TTL and the header checksum but
+    keeps the ID, total length and the whole SCTP packet: verification tag, every chunk,
+    TSNs, SACK contents and, for DATA, the message's sequence number and generation time.
+    The kernel numbers an association's packets in the IP ID, so even a retransmission
+    differs from its original; it leaves the ID at 0 where no socket is connected yet
+    (INIT-ACK, COOKIE-ACK, out-of-the-blue replies). Only such copies can share a key,
+    and matching tells them apart by time.
+    """
+    return hashlib.blake2b(struct.pack("!IH", length, ip_id) + sctp, digest_size=16).digest()
+
+
+def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
+    """Chunk headers after the 12-byte common header, as far as the capture reaches."""
+    chunks: list[Chunk] = []
+    offset = 12
+    while offset + 4 <= len(sctp):
+        ctype, flags, length = struct.unpack_from("!BBH", sctp, offset)
+        tsn = seq = t_gen = None
+        if ctype == CHUNK_DATA and offset + 8 <= len(sctp):
+            (tsn,) = struct.unpack_from("!I", sctp, offset + 4)
+            payload = offset + 16
+            if flags & DATA_B_BIT and length >= 32 and payload + 16 <= len(sctp):
+                seq, t_gen = struct.unpack_from("!QQ", sctp, payload)
+        chunks.append(Chunk(ctype, flags, tsn, seq, t_gen))
+        if length < 4:  # malformed: stop rather than loop
+            break
+        offset += (length + 3) & ~3
+    return tuple(chunks)
+
+
+def _first(value: Any) -> Any:
+    # A field that repeats (IP inside ICMP, tunnels) comes as a list; the outer one is first.
+    return value[0] if isinstance(value, list) else value
+
+
+def _packet(layers: dict[str, Any]) -> Packet | None:
+    ip, frame_raw, ip_raw = layers.get("ip"), layers.get("frame_raw"), layers.get("ip_raw")
+    if not ip or not frame_raw or not ip_raw:
+        return None
+    data = bytes.fromhex(_first(frame_raw))
+    ip_at = int((ip_raw[0] if isinstance(ip_raw[0], list) else ip_raw)[1])  # [hex, offset, length, …]
+    header = (data[ip_at] & 0x0F) * 4
+    total = int(_first(ip["ip.len"]))
+    sctp = data[ip_at + header: ip_at + total]  # the capture may have cut it short
+    if len(sctp) < 12:
+        return None
+    frame = layers["frame"]
+    length = int(_first(frame["frame.len"]))
+    ip_id = int(_first(ip["ip.id"]), 16)
+    vtag, checksum = struct.unpack_from("!II", sctp, 4)
+    return Packet(
+        index=0, time=float(_first(frame["frame.time_epoch"])), src=_first(ip["ip.src"]), dst=_first(ip["ip.dst"]),
+        length=length, ip_id=ip_id, vtag=vtag, checksum=checksum, chunks=decode_chunks(sctp),
+        key=match_key(length, ip_id, sctp),
+    )
+
+
+def read(path: Path) -> list[Packet]:
+    """Every IPv4 SCTP packet of a pcap file, in capture order."""
+    argv = ["tshark", "-r", str(path), "-n", "-Y", "ip && sctp", "-T", "json", "-x", "-j", "frame ip"]
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=TSHARK_TIMEOUT_S)
+    except FileNotFoundError:
+        raise CaptureError("tshark is not installed (Debian: apt-get install tshark)") from None
+    if r.returncode != 0:
+        lines = [line for line in r.stderr.splitlines() if line.strip() and "Running as user" not in line]
+        raise CaptureError(f"{path}: tshark failed: {lines[-1] if lines else f'exit status {r.returncode}'}")
+    document = json.loads(r.stdout) if r.stdout.strip() else []
+    packets = [p for p in (_packet(p["_source"]["layers"]) for p in document) if p is not None]
+    return [replace(p, index=i) for i, p in enumerate(packets)]
