@@ -37,7 +37,14 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--repetition", type=int, default=1)
     plan.add_argument("--json", action="store_true", help="print the plan as JSON")
 
-    sub.add_parser("check", help="what this machine can run, and why not")
+    check = sub.add_parser("check", help="what this machine can run, and why not")
+    check.add_argument("--calibrate", type=Path, metavar="FILE",
+                       help="also build FILE's topology and measure its delay, loss and rate")
+    check.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    check.add_argument("--tolerance", type=float, default=5.0, help="allowed error in %% (default 5)")
+    check.add_argument("--out", type=Path, default=Path("results"))
+    check.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
+    check.add_argument("--json", action="store_true")
 
     verify = sub.add_parser("verify", help="check from a run's captures that the emulator shaped as configured")
     verify.add_argument("run", type=Path, help="a run folder (plan.json) or a session folder (run-*/)")
@@ -59,7 +66,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_check(_: argparse.Namespace) -> int:
+def cmd_check(args: argparse.Namespace) -> int:
+    if args.calibrate is not None:
+        return _calibrate(args)
     checks = capabilities.all_checks()
     width = max(len(c.name) for c in checks)
     for c in checks:
@@ -67,6 +76,29 @@ def cmd_check(_: argparse.Namespace) -> int:
     backend, why = capabilities.choose_backend("auto")
     print(f"\nbackend auto → {backend}" if backend else f"\nno backend available: {why}")
     return EXIT_OK if backend and capabilities.agent().ok else EXIT_FAILED
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    """Exit 0 when every measured error is within the tolerance, 1 otherwise."""
+    from sctpbench.testbed import calibrate
+
+    experiment = spec.load(args.calibrate, args.overrides)
+    backend, why = capabilities.choose_backend(args.backend)
+    if backend is None:
+        print(f"sctpbench: {why}", file=sys.stderr)
+        return EXIT_FAILED
+    progress = lambda s: print(f"{experiment.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
+    try:
+        result = calibrate.calibrate(experiment, args.out, backend, capabilities.agent_path(), progress, args.tolerance / 100)
+    except RuntimeError as e:
+        print(f"sctpbench: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(result.render())
+    return EXIT_OK if not result.exceeded else EXIT_FAILED
 
 
 def cmd_run(args: argparse.Namespace) -> int:

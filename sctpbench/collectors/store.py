@@ -167,5 +167,7 @@ def _detection_model(plan: Plan, client: records.Records, server: records.Record
     rtt_ms = sum(link.shaping[d]["delay"] for d in ("forward", "reverse")) / 1e6
     return metrics.DetectionModel(
         rto_ms=before[-1].rto_ms, rto_max_ms=rto_max, path_max_retrans=pmr, rtt_ms=rtt_ms,
-        sack_delay_ms=sack_delay, message_interval_ms=1000.0 / plan.workload["rate"],
+        sack_delay_ms=sack_delay,
+        # a saturating sender always has data: no wait for the next message
+        message_interval_ms=0.0 if plan.workload["arrival"] == "saturate" else 1000.0 / plan.workload["rate"],
     )

@@ -41,7 +41,7 @@ class Command:
         if self.tool in ("ip", "tc") and self.ns:
             return f"{self.tool} -n {self.ns} {args}"
         if self.tool == "sysctl":
-            return f"ip netns exec {self.ns} sysctl -q -w {args}"
+            return f"ip netns exec {self.ns} sysctl -q -w {args}" if self.ns else f"sysctl -q -w {args}"
         if self.tool == "iptables":
             # args are the lines of one iptables-restore ruleset, loaded at once
             body = "\n".join(self.args)
@@ -137,6 +137,7 @@ class Plan:
     sctp: dict[str, Any]  # requested values (ms / counts / bools), None = kernel default
     sample_interval_ns: int
     end_ns: int  # when the workload stops generating, from t0
+    drain_timeout_ns: int  # how long the client may wait for its last data to be acknowledged
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -214,7 +215,36 @@ def _sysctls(sctp: Any) -> list[str]:
         value = getattr(sctp, key)
         if value is not None:
             writes.append((name, conv(value)))
+
     return [f"{k}={v}" for k, v in writes]
+
+
+DRAIN_TIMEOUT_NS = 10_000_000_000
+LINUX_SNDBUF = 212_992
+
+
+def _drain_timeout_ns(experiment: Any) -> int:
+    """A saturating client leaves a full send buffer behind: give the slowest path time to carry it."""
+    if experiment.workload.arrival != "saturate":
+        return DRAIN_TIMEOUT_NS
+    rates = [p.direction(d)["rate"] for p in experiment.topology.paths.values() for d in ("forward", "reverse")]
+    slowest = min((r for r in rates if r), default=None)
+    if slowest is None:
+        return DRAIN_TIMEOUT_NS
+    buffered = (experiment.sctp.sndbuf or LINUX_SNDBUF) * 8 / slowest
+    return DRAIN_TIMEOUT_NS + int(2 * buffered * 1e9)
+
+
+def _buffer_sysctls(sctp: Any) -> list[str]:
+    """SCTP's socket buffer defaults are kernel-wide, not per namespace: min, default, max,
+    where new sockets start at the default and the max must not cap it. The backend puts
+    the old values back when the run ends."""
+    writes = []
+    for key, name in (("rcvbuf", "net.sctp.sctp_rmem"), ("sndbuf", "net.sctp.sctp_wmem")):
+        value = getattr(sctp, key)
+        if value is not None:
+            writes.append(f"{name}=4096 {value} {max(value, 4 * 1024 * 1024)}")
+    return writes
 
 
 def requested_sctp(sctp: Any) -> dict[str, Any]:
@@ -261,6 +291,9 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     sysctls = _sysctls(experiment.sctp)
     if sysctls:
         setup += [Command("sysctl", sysctls, namespaces[h]) for h in topo.hosts]
+    buffers = _buffer_sysctls(experiment.sctp)
+    if buffers:
+        setup.append(Command("sysctl", buffers))
     if topo.emulator:
         setup.append(Command("sysctl", ["net.ipv4.ip_forward=1"], namespaces[EMULATOR]))
     setup += drop_rules
@@ -277,6 +310,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         for name in [link.path]
     ]
     sample_ms = experiment.measure.sample_interval // 1_000_000
+    drain_ns = _drain_timeout_ns(experiment)
     common: list[str] = ["--sample-interval", str(sample_ms)]
     p = experiment.sctp
     if p.nodelay is not None:
@@ -310,7 +344,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
                 agent, "client", "--local", client_addrs, "--peer", server_addrs, "--port", str(w.port),
                 "--records", "{run}/records/client.rec", "--size", str(w.size), "--rate", f"{w.rate:g}",
                 "--arrival", w.arrival, "--seed", str(seed), "--duration", str(w.duration // 1_000_000),
-                "--send-streams", str(w.streams),
+                "--send-streams", str(w.streams), "--drain-timeout", str(drain_ns // 1_000_000),
                 *(["--unordered"] if not w.ordered else []), *common,
             ],
             "ready",
@@ -342,6 +376,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         sctp=requested_sctp(experiment.sctp),
         sample_interval_ns=experiment.measure.sample_interval,
         end_ns=w.start + w.duration,
+        drain_timeout_ns=drain_ns,
     )
 
 
@@ -421,7 +456,9 @@ class _Network:
         iface = Interface(host, self.namespaces[host], ifname, address, 24)
         self.ip[iface.ns] += [
             Command("ip", ["addr", "add", f"{address}/24", "dev", ifname], iface.ns),
-            Command("ip", ["link", "set", ifname, "up"], iface.ns),
+            # One packet per segment on the wire: SCTP would otherwise hand the device GSO
+            # super-packets that a capture shows as one packet but the path carries as several.
+            Command("ip", ["link", "set", ifname, "gso_max_segs", "1", "up"], iface.ns),
         ]
         return iface
 

@@ -35,6 +35,7 @@ class Session:
     runs: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     interrupted: bool = False
+    calibration: dict[str, Any] | None = None
 
     def document(self) -> dict[str, Any]:
         """The `--json` document: runs with params and metrics, and the summary."""
@@ -44,6 +45,7 @@ class Session:
             "summary": metrics.summarize([r["metrics"] for r in self.runs if r["status"] == "ok"]),
             "error": self.error,
             "interrupted": self.interrupted,
+            "calibration": self.calibration,
         }
 
 
@@ -65,6 +67,8 @@ def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path,
         yaml.safe_dump(json.loads(experiment.model_dump_json()), sort_keys=False)
     )
     try:
+        if experiment.measure.calibrate:
+            _calibrate(experiment, session, backend, agent, progress)
         for repetition in range(1, experiment.repeat + 1):
             tag = f"[{repetition}/{experiment.repeat}]"
             result = run_once(experiment, repetition, session.directory, backend, agent, lambda s: progress(f"{tag} {s}"))
@@ -78,6 +82,21 @@ def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path,
     finally:
         (session.directory / "summary.json").write_text(json.dumps(session.document(), indent=2) + "\n")
     return session
+
+
+def _calibrate(experiment: Experiment, session: Session, backend: str, agent: Path, progress: Progress) -> None:
+    """Measure the topology first; record it with the session and warn when it is off."""
+    from sctpbench.testbed import calibrate
+
+    tolerance = experiment.measure.calibration_tolerance / 100
+    result = calibrate.calibrate(experiment, session.directory, backend, agent, progress, tolerance)
+    session.calibration = result.to_dict()
+    (session.directory / "calibration.json").write_text(json.dumps(session.calibration, indent=2) + "\n")
+    for line in result.render().splitlines():
+        progress(line)
+    for m in result.exceeded:
+        progress(f"warning: calibration of {m.path} {m.quantity} is off by more than {tolerance:.0%} "
+                 f"(configured {m.configured:g}, achieved {m.achieved:.3f})")
 
 
 def run_once(experiment: Experiment, repetition: int, session: Path, backend: str, agent: Path, progress: Progress) -> dict[str, Any]:

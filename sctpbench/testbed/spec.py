@@ -150,6 +150,8 @@ class SctpParams(_Model):
     sack_freq: Annotated[int, Field(ge=1)] | None = None
     nodelay: bool | None = None
     streams: Annotated[int, Field(ge=1, le=65535)] | None = None
+    rcvbuf: Annotated[Size, Field(ge=4096)] | None = Field(default=None, description="receive buffer (net.sctp.sctp_rmem default); the advertised window is about half")
+    sndbuf: Annotated[Size, Field(ge=4096)] | None = Field(default=None, description="send buffer (net.sctp.sctp_wmem default)")
 
 
 class Workload(_Model):
@@ -158,7 +160,8 @@ class Workload(_Model):
     server: Name
     size: Annotated[Size, Field(ge=16, le=65536)] = 200
     rate: MessageRate = 50.0
-    arrival: Literal["periodic", "poisson"] = "periodic"
+    arrival: Literal["periodic", "poisson", "saturate"] = Field(
+        default="periodic", description="saturate: as fast as the association takes them (rate is ignored)")
     ordered: bool = True
     streams: Annotated[int, Field(ge=1, le=65535)] = Field(default=1, description="messages go round-robin on this many streams")
     start: Duration = 0
@@ -244,6 +247,8 @@ class Event(_Model):
 class Measure(_Model):
     sample_interval: Annotated[Duration, Field(ge=0)] = 20_000_000
     capture: bool = Field(default=False, description="tcpdump on both ends of every path, saved with the run")
+    calibrate: bool = Field(default=False, description="measure delay, loss and rate on the topology before the runs")
+    calibration_tolerance: Percent = Field(default=5.0, description="warn when a calibration error exceeds this")
 
 
 class Experiment(_Model):

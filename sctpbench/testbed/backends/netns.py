@@ -166,6 +166,7 @@ class NetnsBackend:
     agents: dict[str, Agent] = field(default_factory=dict)
     sessions: dict[tuple[str, str], BatchSession] = field(default_factory=dict)
     created_ns: list[str] = field(default_factory=list)
+    restore_sysctls: list[str] = field(default_factory=list)
     _logs: list[TextIO] = field(default_factory=list)
 
     # ------------------------------------------------------------------ build
@@ -184,6 +185,11 @@ class NetnsBackend:
         if first.tool == "modprobe":
             argv = ["modprobe"] + (["-d", self.modprobe_root] if self.modprobe_root else []) + first.args
             _check(argv)
+        elif first.tool == "sysctl" and first.ns is None:
+            # Kernel-wide: remember what was there, teardown puts it back.
+            keys = [a.partition("=")[0] for a in first.args]
+            self.restore_sysctls += [f"{k}={_check(['sysctl', '-n', k]).strip()}" for k in keys]
+            _check(["sysctl", "-q", "-w", *first.args])
         elif first.tool == "sysctl":
             _check(["ip", "netns", "exec", first.ns or "", "sysctl", "-q", "-w", *first.args])
         elif first.tool == "iptables":
@@ -209,7 +215,8 @@ class NetnsBackend:
         qdiscs = {
             host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in self.plan.namespaces.items()
         }
-        return {"sysctl": sysctls, "qdisc": qdiscs, "hz": _kernel_hz()}
+        kernel_wide = _check(["sysctl", "net.sctp.sctp_rmem", "net.sctp.sctp_wmem"]).splitlines()
+        return {"sysctl": sysctls, "sysctl_kernel_wide": kernel_wide, "qdisc": qdiscs, "hz": _kernel_hz()}
 
     def _versions(self) -> dict[str, str]:
         agent = self.plan.processes[0].argv[0]
@@ -284,8 +291,8 @@ class NetnsBackend:
 
     def _wait_agents(self, t0: int) -> None:
         client, server = self.agents["client"], self.agents["server"]
-        # The client drains for at most 10 s after its last message (its default).
-        deadline_s = (t0 + self.plan.end_ns - _now()) / 1e9 + 20.0
+        # The client drains for at most drain_timeout after its last message.
+        deadline_s = (t0 + self.plan.end_ns + self.plan.drain_timeout_ns - _now()) / 1e9 + 10.0
         try:
             code = client.proc.wait(timeout=max(deadline_s, 1.0))
         except subprocess.TimeoutExpired:
@@ -315,6 +322,8 @@ class NetnsBackend:
             session.close()
         for ns in reversed(self.created_ns):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        if self.restore_sysctls:
+            subprocess.run(["sysctl", "-q", "-w", *self.restore_sysctls], capture_output=True)
         for log in self._logs:
             log.close()
 

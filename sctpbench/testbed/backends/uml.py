@@ -81,7 +81,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
         command(run_dir, umid, uml_dir, expose), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, start_new_session=True,
     )
-    deadline = time.monotonic() + plan.end_ns / 1e9 + SLACK_S
+    deadline = time.monotonic() + (plan.end_ns + plan.drain_timeout_ns) / 1e9 + SLACK_S
     lines: list[str] = []
     try:
         assert proc.stdout

@@ -3,6 +3,31 @@
 #include "clock.h"
 
 #include <math.h>
+#include <string.h>
+
+static const char *const kind_names[] = {
+	[ARRIVAL_PERIODIC] = "periodic",
+	[ARRIVAL_POISSON] = "poisson",
+	[ARRIVAL_SATURATE] = "saturate",
+};
+
+int arrival_kind_parse(const char *word, enum arrival_kind *out)
+{
+	for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
+		if (strcmp(word, kind_names[i]) == 0) {
+			*out = (enum arrival_kind)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *arrival_kind_name(enum arrival_kind kind)
+{
+	if ((size_t)kind < sizeof(kind_names) / sizeof(kind_names[0]))
+		return kind_names[kind];
+	return "?";
+}
 
 /* Schedules are clamped this far out so the double-to-integer conversions
  * below can never overflow; no experiment runs for 30 years. */
@@ -73,7 +98,7 @@ int64_t arrival_next(struct arrival *a)
 	uint64_t i = a->index++;
 	int64_t t;
 
-	if (i == 0) {
+	if (i == 0 || a->kind == ARRIVAL_SATURATE) {
 		t = a->t0;
 	} else if (a->kind == ARRIVAL_PERIODIC) {
 		/* From t0 each time rather than by adding gaps, so rounding

@@ -1,8 +1,12 @@
-/* Message generation schedule: periodic or Poisson.
+/* Message generation schedule: periodic, Poisson or saturate.
  *
  * The schedule is a pure function of (kind, rate, seed, start time), so
  * two runs with the same seed offer the network the same gaps and their
  * differences come from the network, not from the load.
+ *
+ * `saturate` has no schedule: every message is due from the start time
+ * on, and the client sends whenever the socket accepts data (bulk
+ * transfer); rate and seed play no part in it.
  */
 #ifndef SCTPBENCH_ARRIVAL_H
 #define SCTPBENCH_ARRIVAL_H
@@ -12,7 +16,13 @@
 enum arrival_kind {
 	ARRIVAL_PERIODIC,
 	ARRIVAL_POISSON,
+	ARRIVAL_SATURATE,
 };
+
+/* The command-line word for each kind: "periodic", "poisson", "saturate".
+ * parse returns 0, or -1 for an unknown word (*out untouched). */
+int arrival_kind_parse(const char *word, enum arrival_kind *out);
+const char *arrival_kind_name(enum arrival_kind kind);
 
 /* xoshiro256** seeded through splitmix64 (the seeding its authors
  * recommend): small, fast, and identical on every platform, unlike
@@ -28,7 +38,7 @@ double prng_unit(struct prng *p);
 
 struct arrival {
 	enum arrival_kind kind;
-	double rate;     /* messages per second, > 0 */
+	double rate;     /* messages per second, > 0 (unused by saturate) */
 	int64_t t0;      /* scheduled time of message 0 */
 	uint64_t index;  /* next message to schedule */
 	int64_t last;    /* scheduled time of the previous message */
@@ -38,7 +48,8 @@ struct arrival {
 void arrival_init(struct arrival *a, enum arrival_kind kind, double rate,
 		  uint64_t seed, int64_t t0);
 /* Scheduled CLOCK_MONOTONIC ns of the next message; the first call
- * returns t0. */
+ * returns t0.  Saturate returns t0 for every message: all are due at
+ * once, and the caller paces by the socket and ends at its deadline. */
 int64_t arrival_next(struct arrival *a);
 
 #endif

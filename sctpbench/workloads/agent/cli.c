@@ -69,10 +69,12 @@ void cli_usage(FILE *to)
 	      "        [--sample-interval MS] [common options]\n"
 	      "  sctpbench-agent client --local A1[,A2...] --peer B1[,B2...] --port P\n"
 	      "        --records FILE --size BYTES --rate MSGS_PER_S\n"
-	      "        --arrival periodic|poisson --seed N --duration MS\n"
+	      "        --arrival periodic|poisson|saturate --seed N --duration MS\n"
 	      "        [--unordered] [--send-streams N] [--sample-interval MS]\n"
 	      "        [--drain-timeout MS]\n"
 	      "        [common options]\n"
+	      "saturate: send whenever the socket accepts data until the start time +\n"
+	      "  --duration; --rate is then optional (0 allowed) and ignored, --seed ignored\n"
 	      "common options (omitted = keep the kernel's value):\n"
 	      "  --nodelay 0|1  --sack-delay MS (0 = off)  --sack-freq N  --streams N\n"
 	      "see RECORDS.md for the record file and the stdin/stdout protocol\n",
@@ -115,6 +117,8 @@ static bool parse_ms(const char *s, int64_t *out)
 	return true;
 }
 
+/* RATE_MIN to RATE_MAX, or exactly 0, which only `saturate` accepts
+ * (checked once the arrival kind is known). */
 static bool parse_rate(const char *s, double *out)
 {
 	char *end;
@@ -122,8 +126,8 @@ static bool parse_rate(const char *s, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) || v < RATE_MIN ||
-	    v > RATE_MAX)
+	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) || signbit(v) ||
+	    (v != 0 && v < RATE_MIN) || v > RATE_MAX)
 		return false;
 	*out = v;
 	return true;
@@ -219,16 +223,14 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 			break;
 		case OPT_RATE:
 			if (!parse_rate(arg, &cfg->rate))
-				return usage_error("bad --rate '%s' (0.001 to 1000000 messages/s)", arg);
+				return usage_error("bad --rate '%s' (0.001 to 1000000 messages/s, "
+						   "or 0 with saturate)", arg);
 			cfg->rate_text = arg;
 			break;
 		case OPT_ARRIVAL:
-			if (strcmp(arg, "periodic") == 0)
-				cfg->arrival = ARRIVAL_PERIODIC;
-			else if (strcmp(arg, "poisson") == 0)
-				cfg->arrival = ARRIVAL_POISSON;
-			else
-				return usage_error("bad --arrival '%s' (periodic or poisson)", arg);
+			if (arrival_kind_parse(arg, &cfg->arrival) != 0)
+				return usage_error("bad --arrival '%s' (periodic, poisson or saturate)",
+						   arg);
 			have_arrival = true;
 			break;
 		case OPT_SEED:
@@ -309,10 +311,16 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 					   cfg->peer_text);
 		if (!have_size)
 			return usage_error("%s", "--size is required");
-		if (cfg->rate_text == NULL)
-			return usage_error("%s", "--rate is required");
 		if (!have_arrival)
 			return usage_error("%s", "--arrival is required");
+		/* Saturate has no rate: --rate may be left out, or be 0. */
+		if (cfg->arrival != ARRIVAL_SATURATE) {
+			if (cfg->rate_text == NULL)
+				return usage_error("%s", "--rate is required");
+			if (cfg->rate == 0)
+				return usage_error("bad --rate '%s' (0 only with --arrival saturate)",
+						   cfg->rate_text);
+		}
 		if (!have_seed)
 			return usage_error("%s", "--seed is required");
 		if (!have_duration)

@@ -22,8 +22,9 @@
 /* While draining, how often SCTP_STATUS is re-read once the kernel has
  * reported the sender dry. */
 #define DRAIN_CHECK_NS (10 * NS_PER_MS)
-/* Back-to-back sends allowed per loop turn when behind schedule, so a
- * backlog cannot starve notifications, sampling and stdin. */
+/* Back-to-back sends allowed per loop turn when behind schedule (or
+ * saturating), so a backlog cannot starve notifications, sampling and
+ * stdin. */
 #define SEND_BURST_MAX 64
 /* Start times beyond this could overflow the schedule arithmetic; real
  * CLOCK_MONOTONIC values are many orders of magnitude smaller. */
@@ -57,7 +58,9 @@ struct client {
 	uint16_t streams;  /* streams messages go round-robin on */
 	uint64_t sent;     /* messages sent == next sequence number */
 	int64_t next_due;  /* scheduled time of message `sent` */
-	int64_t gen_end;   /* messages scheduled at or after this are not sent */
+	int64_t gen_end;   /* messages scheduled at or after this are not sent;
+			    * saturate: none is generated at or after it */
+	bool saturate;     /* send whenever the socket accepts data */
 	bool blocked;      /* last send hit a full send buffer: wait for POLLOUT */
 	bool dry;          /* SCTP_SENDER_DRY_EVENT seen while draining */
 	int64_t drain_deadline;
@@ -184,9 +187,12 @@ static void drain_step(struct client *c, int64_t now)
 	}
 }
 
-enum send_result { SENT, WOULD_BLOCK, SEND_FAILED };
+enum send_result { SENT, WOULD_BLOCK, SEND_FAILED, PAST_END };
 
-static enum send_result send_one(struct client *c)
+/* gen_limit: a generation time at or after it is not sent (PAST_END);
+ * INT64_MAX for scheduled arrivals, whose backlog is always sent.
+ * *now gets the last clock reading (T_SENT, or T_GEN if nothing went). */
+static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *now)
 {
 	union {
 		struct cmsghdr align;
@@ -223,6 +229,9 @@ static enum send_result send_one(struct client *c)
 		/* Taken immediately before the send (and again on a retry):
 		 * the one-way time must not include our own scheduling lag. */
 		t_gen = now_ns();
+		*now = t_gen;
+		if (t_gen >= gen_limit)
+			return PAST_END;
 		put_be64(c->payload + 8, (uint64_t)t_gen);
 		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
 		if (n >= 0 || errno != EINTR)
@@ -235,32 +244,49 @@ static enum send_result send_one(struct client *c)
 		return SEND_FAILED;
 	}
 	t_sent = now_ns();
+	*now = t_sent;
 	records_tx(c->rec, t_gen, seq, stream, c->cfg->size, t_sent);
 	return SENT;
 }
 
-static void generate(struct client *c)
+/* Sends what is due.  `now` is a fresh clock reading; returns the latest
+ * one.  Each send reads the clock anyway, so the loop reuses those
+ * readings: under UML every clock_gettime is a trapped system call
+ * (~20 us), a large part of the cost of a message. */
+static int64_t generate(struct client *c, int64_t now)
 {
-	for (int burst = 0; burst < SEND_BURST_MAX; burst++) {
-		int64_t now = now_ns();
+	int64_t gen_limit = c->saturate ? c->gen_end : INT64_MAX;
 
-		if (c->phase != PHASE_SENDING || c->blocked || now < c->next_due)
-			return;
-		switch (send_one(c)) {
+	for (int burst = 0; burst < SEND_BURST_MAX; burst++) {
+		if (c->phase != PHASE_SENDING)
+			break;
+		/* Saturate ends by the clock, even while the buffer is full:
+		 * no message is queued up for later. */
+		if (c->saturate && now >= c->gen_end) {
+			begin_drain(c, now);
+			break;
+		}
+		if (c->blocked || now < c->next_due)
+			break;
+		switch (send_one(c, gen_limit, &now)) {
 		case WOULD_BLOCK:
 			c->blocked = true;
-			return;
+			return now;
 		case SEND_FAILED:
 			fail(c);
-			return;
+			return now;
+		case PAST_END:
+			begin_drain(c, now);
+			return now;
 		case SENT:
 			break;
 		}
 		c->sent++;
 		c->next_due = arrival_next(&c->arrival);
 		if (c->next_due >= c->gen_end)
-			begin_drain(c, now_ns());
+			begin_drain(c, now);
 	}
+	return now;
 }
 
 /* Failure is reported once; later reads only collect records. */
@@ -423,6 +449,8 @@ static int64_t next_deadline(const struct client *c)
 	d = min64(d, sampler_deadline(&c->sampler));
 	if (c->phase == PHASE_SENDING && !c->blocked)
 		d = min64(d, c->next_due);
+	if (c->phase == PHASE_SENDING && c->saturate)
+		d = min64(d, c->gen_end); /* also while waiting for POLLOUT */
 	if (c->phase == PHASE_DRAINING) {
 		d = min64(d, c->drain_deadline);
 		if (c->dry)
@@ -453,6 +481,7 @@ static void loop(struct client *c)
 	while (c->outcome == RUNNING) {
 		struct pollfd pfd[2];
 		nfds_t n = 1;
+		int64_t now;
 		int rc;
 
 		if (waiting_terminated()) {
@@ -461,14 +490,16 @@ static void loop(struct client *c)
 			break;
 		}
 		/* Sending first: a due message should not wait behind a
-		 * sampling round. */
+		 * sampling round.  One clock reading serves the whole turn
+		 * (see generate). */
+		now = now_ns();
 		if (c->phase == PHASE_SENDING)
-			generate(c);
+			now = generate(c, now);
 		if (c->phase == PHASE_DRAINING && c->outcome == RUNNING)
-			drain_step(c, now_ns());
+			drain_step(c, now);
 		if (c->phase != PHASE_CONNECTING && c->outcome == RUNNING)
-			sampler_poll(&c->sampler, c->fd, c->assoc, c->rec, now_ns());
-		records_flush_if_due(c->rec, now_ns());
+			sampler_poll(&c->sampler, c->fd, c->assoc, c->rec, now);
+		records_flush_if_due(c->rec, now);
 		if (records_failed(c->rec)) {
 			diag_errno(records_error(c->rec), "writing %s", c->cfg->records_path);
 			fail(c);
@@ -512,6 +543,7 @@ int client_run(const struct config *cfg, struct records *rec)
 	c.phase = PHASE_CONNECTING;
 	c.outcome = RUNNING;
 	c.stdin_open = true;
+	c.saturate = cfg->arrival == ARRIVAL_SATURATE;
 	sampler_init(&c.sampler, cfg->sample_interval_ms);
 	control_init(&c.ctl, STDIN_FILENO);
 	rxmsg_init(&c.rx);

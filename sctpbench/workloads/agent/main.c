@@ -20,11 +20,6 @@
 #define AGENT_REVISION "unknown"
 #endif
 
-static const char *arrival_name(enum arrival_kind k)
-{
-	return k == ARRIVAL_POISSON ? "poisson" : "periodic";
-}
-
 /* Options left to the kernel are recorded as "-": the `param` records
  * then show what the kernel chose. */
 static void meta_opt(struct records *r, const char *key, bool given, int64_t value)
@@ -51,8 +46,9 @@ static void write_meta(const struct config *cfg, struct records *r)
 	records_meta_i64(r, "port", cfg->port);
 	if (cfg->role == ROLE_CLIENT) {
 		records_meta_i64(r, "size", (int64_t)cfg->size);
-		records_meta(r, "rate", cfg->rate_text);
-		records_meta(r, "arrival", arrival_name(cfg->arrival));
+		/* Saturate may run without --rate: "-" as for kernel defaults. */
+		records_meta(r, "rate", cfg->rate_text != NULL ? cfg->rate_text : "-");
+		records_meta(r, "arrival", arrival_kind_name(cfg->arrival));
 		{
 			char seed[24];
 

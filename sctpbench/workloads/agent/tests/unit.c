@@ -2,10 +2,12 @@
 #include "../sctpapi.h"
 #include "../addr.h"
 #include "../arrival.h"
+#include "../cli.h"
 #include "../control.h"
 #include "../notify.h"
 #include "../records.h"
 #include <assert.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,9 +120,56 @@ static void test_arrival(void)
 	CHECK(arrival_next(&a) != arrival_next(&b));
 	arrival_init(&a, ARRIVAL_POISSON, 0.001, 7, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
 	arrival_init(&a, ARRIVAL_PERIODIC, 0.001, 7, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
+	/* saturate: no schedule, every message due from t0 on; rate unused */
+	arrival_init(&a, ARRIVAL_SATURATE, 0, 7, 42); for (int i = 0; i < 100; i++) CHECK(arrival_next(&a) == 42);
+	enum arrival_kind k = ARRIVAL_POISSON;
+	CHECK(arrival_kind_parse("periodic", &k) == 0 && k == ARRIVAL_PERIODIC);
+	CHECK(arrival_kind_parse("poisson", &k) == 0 && k == ARRIVAL_POISSON);
+	CHECK(arrival_kind_parse("saturate", &k) == 0 && k == ARRIVAL_SATURATE);
+	k = ARRIVAL_PERIODIC;
+	CHECK(arrival_kind_parse("Saturate", &k) != 0 && arrival_kind_parse("", &k) != 0 && arrival_kind_parse("saturated", &k) != 0 && k == ARRIVAL_PERIODIC);
+	for (int i = ARRIVAL_PERIODIC; i <= ARRIVAL_SATURATE; i++) { CHECK(arrival_kind_parse(arrival_kind_name((enum arrival_kind)i), &k) == 0 && k == (enum arrival_kind)i); }
 	struct prng p; prng_seed(&p, 0); uint64_t v0 = prng_next(&p); prng_seed(&p, 0); CHECK(prng_next(&p) == v0);
 	printf("prng seed0 first %llu\n", (unsigned long long)v0);
 	puts("arrival ok");
+}
+
+/* Client command line: the arrival word and the rate/seed rules that
+ * depend on it.  Usage errors print to stderr; only the status matters. */
+static int parse_client(const char *arrival, const char *rate, bool seed, struct config *cfg)
+{
+	const char *argv[32]; int n = 0;
+	argv[n++] = "sctpbench-agent"; argv[n++] = "client";
+	argv[n++] = "--local"; argv[n++] = "198.18.0.1"; argv[n++] = "--peer"; argv[n++] = "198.18.0.2";
+	argv[n++] = "--port"; argv[n++] = "5000"; argv[n++] = "--records"; argv[n++] = "/dev/null";
+	argv[n++] = "--size"; argv[n++] = "1000"; argv[n++] = "--duration"; argv[n++] = "10000";
+	if (arrival) { argv[n++] = "--arrival"; argv[n++] = arrival; }
+	if (rate) { argv[n++] = "--rate"; argv[n++] = rate; }
+	if (seed) { argv[n++] = "--seed"; argv[n++] = "3"; }
+	argv[n] = NULL;
+	return cli_parse(n, (char **)argv, cfg);
+}
+
+static void test_cli(void)
+{
+	struct config cfg;
+	CHECK(parse_client("periodic", "50", true, &cfg) == 0 && cfg.arrival == ARRIVAL_PERIODIC && cfg.rate == 50);
+	CHECK(parse_client("poisson", "0.5", true, &cfg) == 0 && cfg.arrival == ARRIVAL_POISSON);
+	CHECK(parse_client("saturate", "50", true, &cfg) == 0 && cfg.arrival == ARRIVAL_SATURATE && cfg.rate_text != NULL);
+	CHECK(parse_client("saturate", "0", true, &cfg) == 0 && cfg.arrival == ARRIVAL_SATURATE && cfg.rate == 0);
+	CHECK(parse_client("saturate", NULL, true, &cfg) == 0 && cfg.rate_text == NULL);
+	/* The rejected ones print usage text: keep it out of the output. */
+	fflush(stderr); int saved = dup(2), devnull = open("/dev/null", O_WRONLY); assert(saved >= 0 && devnull >= 0); dup2(devnull, 2);
+	CHECK(parse_client("saturate", NULL, false, &cfg) == 2);   /* --seed still required */
+	CHECK(parse_client("saturate", "-0", true, &cfg) == 2);
+	CHECK(parse_client("saturate", "0.0001", true, &cfg) == 2);
+	CHECK(parse_client("periodic", "0", true, &cfg) == 2);     /* 0 only with saturate */
+	CHECK(parse_client("poisson", "0", true, &cfg) == 2);
+	CHECK(parse_client("periodic", NULL, true, &cfg) == 2);    /* --rate required */
+	CHECK(parse_client("bulk", "1", true, &cfg) == 2);
+	CHECK(parse_client(NULL, "1", true, &cfg) == 2);
+	fflush(stderr); dup2(saved, 2); close(saved); close(devnull);
+	puts("cli ok");
 }
 
 int main(void)
@@ -128,7 +177,7 @@ int main(void)
 	struct records r;
 	const char *path = "/tmp/unit.rec";
 	CHECK(records_open(&r, path) == 0);
-	test_control(); test_addr(); test_notify(&r); test_arrival();
+	test_control(); test_addr(); test_notify(&r); test_arrival(); test_cli();
 	struct sockaddr_storage a; addr_parse("198.18.0.1", 1, &a);
 	records_meta(&r, "k", "v"); records_tx(&r, 1, 2, 3, 4, 5); records_rx(&r, 1, false, 0, false, 0, 9, 0, &a);
 	records_rx(&r, 1, true, 2, true, 70000, 9, 3, &a); records_path(&r, 1, &a, "ACTIVE", 1, 2, 3, 4, true);

@@ -1,0 +1,26 @@
+"""Calibration in the guest: achieved delay and rate within 5 % of the configuration."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.guest
+
+
+@pytest.mark.parametrize("rate, delay", [("1mbit", "300ms"), ("6mbit", "20ms")])
+def test_rate_and_delay_are_within_5_percent(tmp_path: Path, rate: str, delay: str) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "sctpbench.cli", "check", "--calibrate", str(ROOT / "examples/rate-calibration.yaml"),
+         "--set", f"topology.paths.wan.rate={rate}", "--set", f"topology.paths.wan.delay={delay}",
+         "--out", str(tmp_path), "--json"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    measured = {m["quantity"]: m for m in json.loads(r.stdout)["measurements"]}
+    assert abs(measured["goodput_mbit"]["error"]) <= 0.05, measured["goodput_mbit"]
+    assert abs(measured["delay_ms"]["error"]) <= 0.05, measured["delay_ms"]
+    assert measured["loss_pct"]["achieved"] == 0.0
