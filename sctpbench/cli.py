@@ -46,6 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
     check.add_argument("--json", action="store_true")
 
+    trace = sub.add_parser("trace", help="convert traces to sctpbench's time-value format")
+    trace.add_argument("format", choices=["mahimahi"])
+    trace.add_argument("file", type=Path)
+    trace.add_argument("--window", default="100ms", help="averaging window for the rate (default 100ms)")
+
     verify = sub.add_parser("verify", help="check from a run's captures that the emulator shaped as configured")
     verify.add_argument("run", type=Path, help="a run folder (plan.json) or a session folder (run-*/)")
     verify.add_argument("--json", action="store_true", help="print one JSON document on stdout")
@@ -129,6 +134,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if session.error is None else EXIT_FAILED
 
 
+def cmd_trace(args: argparse.Namespace) -> int:
+    """Print a rate trace for `trace: PATH, field: rate, file: …` from a Mahimahi trace."""
+    from sctpbench.testbed import timeline, units
+
+    try:
+        window = units.parse_duration(args.window)
+        text = args.file.read_text()
+        steps = timeline.mahimahi_rate_steps(text, window, str(args.file))
+    except OSError as e:
+        raise SpecError(f"{args.file}: cannot read: {e.strerror}") from None
+    except ValueError as e:
+        raise SpecError(f"--window / {args.file}: {e}") from None
+    sys.stdout.write(f"# rate from the Mahimahi trace {args.file.name}, {args.window} windows of 1500 B opportunities\n")
+    sys.stdout.write(timeline.format_trace(steps, "rate"))
+    return EXIT_OK
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Exit 0 when every check passes, 1 when one fails, 2 when a run cannot be verified."""
     from sctpbench.collectors.captures import CaptureError  # tshark, numpy, scipy load only here
@@ -203,7 +225,7 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "verify": cmd_verify}
+    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify}
     try:
         return handlers[args.command](args)
     except SpecError as e:

@@ -91,3 +91,13 @@ def test_down_and_up_act_on_both_hosts_and_up_restores_routes() -> None:
     up = next(t for t in p.timeline if t.kind == "up")
     assert {c.ns for c in down.commands} == {p.namespaces["client"], p.namespaces["server"]}
     assert [c.args[:2] for c in up.commands].count(["route", "replace"]) == 4
+
+
+def test_mahimahi_delivery_opportunities_become_rate_steps_that_parse_back() -> None:
+    text = "0\n0\n5\n10\n10\n10\n150\n160\n250\n"  # ms of 1500 B delivery opportunities
+    steps = timeline.mahimahi_rate_steps(text, 100 * MS, "t")
+    assert steps == [(0, 720_000), (100 * MS, 240_000), (200 * MS, 120_000)]
+    rendered = timeline.format_trace(steps, "rate")
+    assert timeline.parse_trace(rendered, "rate", "t") == steps
+    with pytest.raises(ValueError, match="t:2: expected a time in ms"):
+        timeline.mahimahi_rate_steps("0\nx\n", 100 * MS, "t")

@@ -112,21 +112,21 @@ class PathSpec(Shaping):  # type: ignore[misc,valid-type]
     forward: DirectionOverride | None = Field(default=None, description="first host to second host")
     reverse: DirectionOverride | None = Field(default=None, description="second host to first host")
 
-    def direction(self, which: Literal["forward", "reverse"]) -> dict[str, Any]:
-        """The direction's shaping values, overrides applied and `bdp` made a byte count."""
+    def merged(self, which: str) -> dict[str, Any]:
+        """The direction's values as written: the path's, with the direction's overrides."""
         values = {k: getattr(self, k) for k in Shaping.model_fields}
         override = getattr(self, which)
         if override is not None:
             values |= {k: getattr(override, k) for k in Shaping.model_fields if getattr(override, k) is not None}
+        return values
+
+    def direction(self, which: Literal["forward", "reverse"]) -> dict[str, Any]:
+        """The direction's shaping values, overrides applied and `bdp` made a byte count."""
+        values = self.merged(which)
         if values["queue_bytes"] == "bdp":
-            rtt_ns = values["delay"] + _one_way(self, "reverse" if which == "forward" else "forward")
+            rtt_ns = values["delay"] + self.merged("reverse" if which == "forward" else "forward")["delay"]
             values["queue_bytes"] = max(1514, int(values["rate"] * rtt_ns / 8 / 1e9))
         return {k: (v.model_dump() if isinstance(v, BaseModel) else v) for k, v in values.items()}
-
-
-def _one_way(path: "PathSpec", which: str) -> int:
-    override = getattr(path, which)
-    return override.delay if override is not None and override.delay is not None else path.delay
 
 
 class Topology(_Model):
@@ -456,10 +456,7 @@ def _describe(error: dict[str, Any], source: Source) -> str:
 
 
 def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
-    override = getattr(path, which)
-    values = {k: getattr(path, k) for k in Shaping.model_fields}
-    if override is not None:
-        values |= {k: getattr(override, k) for k in Shaping.model_fields if getattr(override, k) is not None}
+    values = path.merged(which)
     if values["queue"] is not None and values["queue_bytes"] is not None:
         fail("queue", f"{which}: give the queue in packets (queue) or in bytes (queue_bytes), not both")
     if values["queue_bytes"] is not None and not values["rate"]:

@@ -13,9 +13,9 @@ Trace file format (one step per line, `#` starts a comment):
     7s       20ms
 
 Times are offsets from the event's `at` (a bare number is seconds); values are in the
-field's unit (`delay`: a duration, `rate`: a rate, `loss`: a percentage). Mahimahi-style
-traces (one delivery opportunity per line, in ms) are not read directly; convert them to
-rate steps first.
+field's unit (`delay`: a duration, `rate`: a rate, `loss`: a percentage). Mahimahi
+packet-delivery traces (one line per 1500-byte delivery opportunity, its time in ms) convert
+to rate steps with `sctpbench trace mahimahi FILE --window 100ms` (`mahimahi_rate_steps`).
 """
 
 from __future__ import annotations
@@ -144,3 +144,36 @@ def _pingpong(ev: Any, seed: int, end_ns: int) -> list[Step]:
         t += rng.randint(ev.dwell[0], ev.dwell[1])
         on_first = not on_first
     return steps
+
+
+MAHIMAHI_PACKET_BYTES = 1500
+# tbf cannot shape to zero; a window without delivery opportunities gets this instead.
+MIN_RATE_BPS = 1000
+
+
+def mahimahi_rate_steps(text: str, window_ns: int, source: str) -> list[tuple[int, int]]:
+    """Delivery opportunities per window → (offset ns, rate bit/s), equal neighbours merged."""
+    times: list[int] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if not line.isdigit():
+            raise ValueError(f"{source}:{number}: expected a time in ms, got {line!r}")
+        times.append(int(line) * 1_000_000)
+    if not times:
+        raise ValueError(f"{source}: no delivery opportunities")
+    bins = [0] * (times[-1] // window_ns + 1)
+    for t in times:
+        bins[t // window_ns] += 1
+    steps: list[tuple[int, int]] = []
+    for k, count in enumerate(bins):
+        rate = max(MIN_RATE_BPS, round(count * MAHIMAHI_PACKET_BYTES * 8 / (window_ns / 1e9)))
+        if not steps or steps[-1][1] != rate:
+            steps.append((k * window_ns, rate))
+    return steps
+
+
+def format_trace(steps: list[tuple[int, int]], field_name: str) -> str:
+    fmt = {"rate": units.format_rate, "delay": units.format_duration}.get(field_name, str)
+    return "".join(f"{units.format_duration(t)} {fmt(v)}\n" for t, v in steps)
