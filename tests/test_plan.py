@@ -125,7 +125,8 @@ def test_shaping_puts_delay_before_the_rate_limiter_and_its_queue(tmp_path: Path
     assert forward[1][4:9] == ["parent", "1:1", "handle", "10:", "tbf"] and "6mbit" in forward[1]
     assert forward[2][4:] == ["parent", "10:1", "handle", "20:", "pfifo", "limit", "50"]
     reverse = tc[p.namespaces["b"]][0]
-    assert reverse[reverse.index("loss"):reverse.index("loss") + 6] == ["loss", "gemodel", "1%", "25%", "0%", "100%"]
+    # Gilbert's model by default: everything lost in the bad state (1-h), nothing in the good (1-k)
+    assert reverse[reverse.index("loss"):reverse.index("loss") + 6] == ["loss", "gemodel", "1%", "25%", "100%", "0%"]
 
 
 def test_netem_holds_the_packets_in_flight_when_a_rate_is_set() -> None:

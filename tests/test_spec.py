@@ -108,3 +108,16 @@ def test_topology_file_can_be_overridden_inline(tmp_path: Path) -> None:
     assert paths["secondary"].delay == 50_000_000
     assert paths["primary"].delay == 10_000_000
     assert list(paths) == ["primary", "secondary"]  # the file's order decides addresses and the primary
+
+
+def test_drop_pattern_from_a_file_and_its_errors_name_the_line(tmp_path: Path) -> None:
+    e = spec.load(ROOT / "examples/drop-pattern.yaml")
+    assert e.topology.paths["primary"].drop_packets.positions == [5, 10, 11, 12, 40]
+    (tmp_path / "p.txt").write_text("# positions\n3\n7-x\n")
+    f = tmp_path / "x.yaml"
+    f.write_text(
+        "topology:\n  emulator: true\n  hosts: [c, s]\n  paths:\n    p: {between: [c, s], drop_packets: {file: p.txt}}\n"
+        "workload: {client: c, server: s, duration: 1s}\n"
+    )
+    with pytest.raises(SpecError, match=r"p.txt:3: '7-x' is not a packet number or range"):
+        spec.load(f)

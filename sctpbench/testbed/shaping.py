@@ -42,7 +42,7 @@ def netem_args(s: dict[str, Any]) -> list[str]:
             args += ["distribution", s["jitter_distribution"]]
     ge = s.get("gilbert_elliott")
     if ge:
-        # netem's gemodel takes p, r, 1-h, 1-k: h and k are the good/bad state's delivery probabilities.
+        # netem's gemodel takes p, r, 1-h, 1-k: the loss probabilities in the bad and the good state.
         args += ["loss", "gemodel", _pct(ge["p"]), _pct(ge["r"]), _pct(100 - ge["h"]), _pct(100 - ge["k"])]
     elif s["loss"]:
         args += ["loss", "random", _pct(s["loss"])]

@@ -36,12 +36,14 @@ class _Model(BaseModel):
 
 
 class GilbertElliott(_Model):
-    """Two-state loss (netem gemodel): p good→bad, r bad→good, h and k delivery in good and bad."""
+    """Two-state bursty loss (netem gemodel), in the literature's terms: p good→bad and
+    r bad→good transition probabilities, h the delivery probability in the bad state and
+    k in the good state. The defaults (h 0 %, k 100 %) are Gilbert's simple model."""
 
     p: Percent
     r: Percent
-    h: Percent = 100.0
-    k: Percent = 0.0
+    h: Percent = 0.0
+    k: Percent = 100.0
 
 
 def _shaping_fields(optional: bool) -> dict[str, Any]:
@@ -335,6 +337,41 @@ def _deep_merge(base: Any, top: Any) -> Any:
     return copy.deepcopy(top)
 
 
+def _read_pattern_files(data: dict[str, Any], base_dir: Path, lines: dict[tuple[str, ...], int], file: str) -> None:
+    """`drop_packets: {file: x.txt}` → positions read from the file, one number or range a line.
+
+    Pattern file format (KauNet-like, `#` starts a comment):
+        5
+        10-12
+        40
+    """
+    paths = (data.get("topology") or {}).get("paths") if isinstance(data.get("topology"), dict) else None
+    for name, path in (paths or {}).items():
+        pattern = path.get("drop_packets") if isinstance(path, dict) else None
+        if not isinstance(pattern, dict) or "file" not in pattern:
+            continue
+        loc = ("topology", "paths", name, "drop_packets", "file")
+        where = f"{file}:{lines[loc]}" if loc in lines else file
+        if "positions" in pattern:
+            raise SpecError(f"{where}: {'.'.join(loc)}: give positions or a file, not both")
+        pattern_path = base_dir / str(pattern.pop("file"))
+        try:
+            text = pattern_path.read_text()
+        except OSError as e:
+            raise SpecError(f"{where}: {'.'.join(loc)}: cannot read {pattern_path}: {e.strerror}") from None
+        positions = []
+        for number, raw in enumerate(text.splitlines(), 1):
+            entry = raw.split("#", 1)[0].strip()
+            if not entry:
+                continue
+            try:
+                _positions([entry])
+            except ValueError as e:
+                raise SpecError(f"{pattern_path}:{number}: {e}") from None
+            positions.append(entry)
+        pattern["positions"] = positions
+
+
 def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     """`sctp.rto_min=200ms` → (("sctp", "rto_min"), "200ms"); the value is read as YAML."""
     key, sep, value = text.partition("=")
@@ -377,6 +414,7 @@ def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
     if not isinstance(data, dict):
         raise SpecError(f"{file}: the experiment must be a mapping with keys {', '.join(Experiment.model_fields)}")
     data = _resolve_topology(data, path.parent, file)
+    _read_pattern_files(data, path.parent, lines, file)
     override_src: dict[tuple[str, ...], str] = {}
     for text in overrides:
         key, value = parse_override(text)
