@@ -236,14 +236,15 @@ def _drain_timeout_ns(experiment: Any) -> int:
 
 
 def _buffer_sysctls(sctp: Any) -> list[str]:
-    """SCTP's socket buffer defaults are kernel-wide, not per namespace: min, default, max,
-    where new sockets start at the default and the max must not cap it. The backend puts
-    the old values back when the run ends."""
+    """Socket buffer sizes. A new SCTP socket starts with net.core's default sizes, and SCTP
+    accounts its memory against net.sctp.sctp_[rw]mem; both are kernel-wide, not per
+    namespace. The backend puts the old values back when the run ends."""
     writes = []
-    for key, name in (("rcvbuf", "net.sctp.sctp_rmem"), ("sndbuf", "net.sctp.sctp_wmem")):
+    for key, core, sctp_name in (("rcvbuf", "rmem", "sctp_rmem"), ("sndbuf", "wmem", "sctp_wmem")):
         value = getattr(sctp, key)
         if value is not None:
-            writes.append(f"{name}=4096 {value} {max(value, 4 * 1024 * 1024)}")
+            writes += [f"net.core.{core}_max={value}", f"net.core.{core}_default={value}",
+                       f"net.sctp.{sctp_name}=4096 {value} {max(value, 4 * 1024 * 1024)}"]
     return writes
 
 

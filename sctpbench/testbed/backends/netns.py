@@ -215,7 +215,8 @@ class NetnsBackend:
         qdiscs = {
             host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in self.plan.namespaces.items()
         }
-        kernel_wide = _check(["sysctl", "net.sctp.sctp_rmem", "net.sctp.sctp_wmem"]).splitlines()
+        kernel_wide = _check(["sysctl", "net.sctp.sctp_rmem", "net.sctp.sctp_wmem", "net.core.rmem_default",
+                              "net.core.wmem_default"]).splitlines()
         return {"sysctl": sysctls, "sysctl_kernel_wide": kernel_wide, "qdisc": qdiscs, "hz": _kernel_hz()}
 
     def _versions(self) -> dict[str, str]:
