@@ -11,12 +11,13 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest
 
 
-@pytest.mark.parametrize("rate, delay", [("1mbit", "300ms"), ("6mbit", "20ms")])
-def test_rate_and_delay_are_within_5_percent(tmp_path: Path, rate: str, delay: str) -> None:
+# Buffers of a few bandwidth-delay products: enough to fill the path, and drained in seconds.
+@pytest.mark.parametrize("rate, delay, buffer", [("1mbit", "300ms", "256KB"), ("6mbit", "20ms", "256KB")])
+def test_rate_and_delay_are_within_5_percent(tmp_path: Path, rate: str, delay: str, buffer: str) -> None:
     r = subprocess.run(
         [sys.executable, "-m", "sctpbench.cli", "check", "--calibrate", str(ROOT / "examples/rate-calibration.yaml"),
          "--set", f"topology.paths.wan.rate={rate}", "--set", f"topology.paths.wan.delay={delay}",
-         "--out", str(tmp_path), "--json"],
+         "--set", f"sctp.sndbuf={buffer}", "--set", f"sctp.rcvbuf={buffer}", "--out", str(tmp_path), "--json"],
         capture_output=True, text=True, timeout=600,
     )
     assert r.returncode == 0, r.stdout + r.stderr

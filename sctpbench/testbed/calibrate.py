@@ -170,16 +170,20 @@ def _loss(exp: Experiment, run_dir: Path) -> list[Measurement]:
 
 
 def analyse_saturate(exp: Experiment, run_dir: Path) -> list[Measurement]:
+    """Goodput per path: bytes delivered over it while it was the primary, past the ramp-up,
+    per second of that window. Delivery time, not generation time: with large send buffers
+    the client generates far ahead of what the path carries."""
     messages = pq.read_table(run_dir / "messages.parquet").to_pylist()
+    slot, settle = saturate_slot(exp)
     out: list[Measurement] = []
-    for path, rows in _slots(messages, _association_paths(exp), *saturate_slot(exp)).items():
+    for i, path in enumerate(_association_paths(exp)):
         rate = _forward(exp, path)["rate"]
         if not rate:
             continue
-        rx = sorted((m["t_rx_ns"], m["size"]) for m in rows if m["t_rx_ns"] is not None and m["path"] == path)
-        achieved = None
-        if len(rx) > 2 and rx[-1][0] > rx[0][0]:
-            achieved = sum(s for _, s in rx[1:]) * 8 / ((rx[-1][0] - rx[0][0]) / 1e9) / 1e6
+        lo, hi = i * slot + settle, (i + 1) * slot
+        delivered = sum(m["size"] for m in messages if m["mtt_ns"] is not None and m["path"] == path
+                        and lo <= m["t_rel_ns"] + m["mtt_ns"] < hi)
+        achieved = delivered * 8 / ((hi - lo) / 1e9) / 1e6 if delivered else None
         configured = rate / 1e6 * PAYLOAD_SHARE
         error = None if achieved is None else achieved / configured - 1
         out.append(Measurement(path, "goodput_mbit", round(configured, 6), achieved, error,
