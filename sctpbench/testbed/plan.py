@@ -196,8 +196,8 @@ def _sysctls(sctp: Any) -> list[str]:
     """`net.sctp.*` writes, ordered so the kernel's rto_min ≤ rto_max check never trips."""
     ms = lambda ns: str(ns // 1_000_000)  # noqa: E731
     writes: list[tuple[str, str]] = []
-    rto_max = (f"net.sctp.rto_max", ms(sctp.rto_max)) if sctp.rto_max is not None else None
-    rto_min = (f"net.sctp.rto_min", ms(sctp.rto_min)) if sctp.rto_min is not None else None
+    rto_max = ("net.sctp.rto_max", ms(sctp.rto_max)) if sctp.rto_max is not None else None
+    rto_min = ("net.sctp.rto_min", ms(sctp.rto_min)) if sctp.rto_min is not None else None
     if rto_max and sctp.rto_max // 1_000_000 >= LINUX_RTO_MIN_MS:
         writes += [rto_max] + ([rto_min] if rto_min else [])
     else:

@@ -145,7 +145,9 @@ class BatchSession:
 
 
 @dataclass
-class Agent:
+class Managed:
+    """A process the run started (agent or capture), its output and its stderr log."""
+
     name: str
     proc: subprocess.Popen[str]
     out: LineReader
@@ -163,7 +165,7 @@ class NetnsBackend:
     run_dir: Path
     report: Report
     modprobe_root: str | None = None
-    agents: dict[str, Agent] = field(default_factory=dict)
+    agents: dict[str, Managed] = field(default_factory=dict)
     sessions: dict[tuple[str, str], BatchSession] = field(default_factory=dict)
     created_ns: list[str] = field(default_factory=list)
     restore_sysctls: list[str] = field(default_factory=list)
@@ -261,7 +263,7 @@ class NetnsBackend:
             text=True, bufsize=1,
         )
         assert proc.stdout
-        agent = Agent(name, proc, LineReader(proc.stdout, self._open(f"records/{name}.stdout")), stderr)
+        agent = Managed(name, proc, LineReader(proc.stdout, self._open(f"records/{name}.stdout")), stderr)
         self.agents[name] = agent
         if agent.out.wait_for(lambda line: line.startswith(ready), READY_TIMEOUT_S) is None:
             raise BackendError(f"{name} did not print '{ready}' within {READY_TIMEOUT_S:g} s; {self._why(agent)}")
@@ -307,7 +309,7 @@ class NetnsBackend:
         if code != 0:
             raise BackendError(f"the server agent exited with status {code}; {self._why(server)}")
 
-    def _why(self, agent: Agent) -> str:
+    def _why(self, agent: Managed) -> str:
         agent.stderr.flush()
         text = (self.run_dir / "records" / f"{agent.name}.stderr").read_text().strip()
         text = text or (self.run_dir / "records" / f"{agent.name}.stdout").read_text().strip()
