@@ -24,9 +24,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
+from sctpbench.testbed.calibrate import PAYLOAD_SHARE, SATURATE_SIZE
+
 HERE = Path(__file__).resolve().parent
 EXPERIMENT = HERE / "grid.yaml"
-PAYLOAD_SHARE = 1000 / (1000 + 16 + 12 + 20 + 14)
 
 
 def run(overrides: list[str], backend: str) -> Path:
@@ -48,7 +49,7 @@ def delay(ms: float, backend: str) -> float:
 
 
 def rate(mbit: float, backend: str) -> float:
-    d = run([f"topology.paths.primary.rate={mbit * 1000:g}kbit", "workload.arrival=saturate", "workload.size=1000B",
+    d = run([f"topology.paths.primary.rate={mbit * 1000:g}kbit", "workload.arrival=saturate", f"workload.size={SATURATE_SIZE}B",
              "workload.duration=8s"], backend)
     rows = pq.read_table(d / "messages.parquet", columns=["t_rx_ns", "size"]).to_pylist()
     rx = sorted((r["t_rx_ns"], r["size"]) for r in rows if r["t_rx_ns"] is not None)

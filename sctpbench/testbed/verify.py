@@ -571,7 +571,8 @@ def _direction_input(link: Link, direction: str, tx: Interface, rx: Interface,
     return DirectionInput(
         path=link.path, direction=direction, sender=tx.host, receiver=rx.host, configured=configured,
         sent=sent, received=received, sender_last=_last(at_sender), receiver_last=_last(at_receiver),
-        blackholes=holes, burst_bytes=configured_burst(configured, largest) if configured.get("rate") else None,
+        # the plan's tbf bucket, or one frame where a frame is larger (it is sent whole)
+        blackholes=holes, burst_bytes=max(link.burst[direction] or 0, largest) if configured.get("rate") else None,
     )
 
 
@@ -613,19 +614,6 @@ def pattern_check(r: DirectionResult, sent: list[Packet], pattern: dict[str, Any
 
 def _last(packets: list[Packet]) -> float:
     return packets[-1].time if packets else -math.inf
-
-
-def configured_burst(configured: dict[str, Any], largest_frame: int) -> int:
-    """The rate limiter's bucket depth in bytes, as the plan installs it.
-
-    With tbf (testbed/shaping.py) it is tbf's burst; with netem's own rate every packet is
-    serialized, which is a bucket one packet deep.
-    """
-    try:
-        from sctpbench.testbed import shaping
-    except ImportError:
-        return largest_frame
-    return max(shaping.tbf_burst(configured), largest_frame)
 
 
 def _events(run_dir: Path) -> list[dict[str, Any]]:
