@@ -100,8 +100,12 @@ def _calibrate(experiment: Experiment, session: Session, backend: str, agent: Pa
 
 
 def run_once(experiment: Experiment, repetition: int, session: Path, backend: str, agent: Path, progress: Progress) -> dict[str, Any]:
+    return run_in(experiment, repetition, session / f"run-{repetition:03d}", backend, agent, progress)
+
+
+def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str, agent: Path, progress: Progress) -> dict[str, Any]:
+    """One repetition into run_dir (which must not hold a run yet); returns its result."""
     p = planning.build(experiment, repetition, str(agent))
-    run_dir = session / f"run-{repetition:03d}"
     (run_dir / "records").mkdir(parents=True)
     (run_dir / "plan.json").write_text(p.to_json())
     (run_dir / "plan.sh").write_text(p.render(str(run_dir)))
