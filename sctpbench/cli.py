@@ -1,4 +1,4 @@
-"""The `sctpbench` command: run, plan, check.
+"""The `sctpbench` command: run, plan, check, verify, trace, push, influx, dashboards.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
 was built), 130 interrupted.
@@ -30,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: ./results)")
     run.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
     run.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    run.add_argument("--influx", metavar="URL", help="stream telemetry live to this InfluxDB (same as --set influx.url=URL)")
 
     plan = sub.add_parser("plan", help="print a run's plan as shell commands")
     plan.add_argument("file", type=Path)
@@ -54,13 +55,42 @@ def _parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="check from a run's captures that the emulator shaped as configured")
     verify.add_argument("run", type=Path, help="a run folder (plan.json) or a session folder (run-*/)")
     verify.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    push = sub.add_parser("push", help="send runs' points to InfluxDB (again); never duplicates a point")
+    push.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run, session or campaign folders")
+    _influx_target_options(push)
+    push.add_argument("--json", action="store_true")
+
+    server = sub.add_parser("influx", help="a local InfluxDB (Debian's influxd) on loopback")
+    server.add_argument("action", choices=["start", "stop", "status"])
+    server.add_argument("--dir", type=Path, default=Path.home() / ".local/share/sctpbench/influxdb",
+                        help="where its configuration, data and log live (default: %(default)s)")
+    server.add_argument("--port", type=int, default=8086, help="HTTP port on 127.0.0.1 (default 8086)")
+
+    boards = sub.add_parser("dashboards", help="Grafana dashboards and provisioning files")
+    boards.add_argument("action", choices=["export"])
+    boards.add_argument("dir", type=Path)
+    boards.add_argument("--url", default="http://127.0.0.1:8086", help="the datasource's InfluxDB URL")
+    boards.add_argument("--database", default="sctpbench", help="the datasource's database (v2/v3: the bucket)")
+    boards.add_argument("--dashboards-path", help="where Grafana will find DIR/dashboards (default: its absolute path)")
     return parser
+
+
+def _influx_target_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--influx", metavar="URL", help="InfluxDB base URL (default: the one the run streamed to)")
+    p.add_argument("--api", choices=["v1", "v2"])
+    p.add_argument("--database")
+    p.add_argument("--retention-policy")
+    p.add_argument("--org")
+    p.add_argument("--bucket")
 
 
 def _load(args: argparse.Namespace) -> spec.Experiment:
     overrides = list(args.overrides)
     if getattr(args, "repeat", None) is not None:
         overrides.append(f"repeat={args.repeat}")
+    if getattr(args, "influx", None) is not None:
+        overrides.append(f"influx.url={args.influx}")
     return spec.load(args.file, overrides)
 
 
@@ -182,6 +212,91 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
 
 
+def _push_target(args: argparse.Namespace, run_dir: Path) -> Any:
+    """The command line's target, else the one the run streamed to, else its session's file."""
+    from sctpbench.telemetry import influx
+
+    recorded: dict[str, Any] = {}
+    ledger = run_dir / "telemetry.json"
+    session_file = run_dir.parent / "experiment.yaml"
+    if ledger.exists():
+        recorded = json.loads(ledger.read_text())["target"]
+    elif session_file.exists():
+        import yaml
+
+        recorded = {k: v for k, v in (yaml.safe_load(session_file.read_text()).get("influx") or {}).items() if v is not None}
+        recorded = recorded if recorded.get("url") else {}
+    given = {"url": args.influx, "api": args.api, "database": args.database, "retention_policy": args.retention_policy,
+             "org": args.org, "bucket": args.bucket}
+    merged = recorded | {k: v for k, v in given.items() if v is not None}
+    if not merged.get("url"):
+        raise SpecError(f"{run_dir}: no InfluxDB to push to: give --influx URL")
+    if merged.get("api") == "v2" and not merged.get("org"):
+        raise SpecError("--api v2 needs --org")
+    merged["url"] = merged["url"].rstrip("/")
+    for key in ("flush_interval", "timeout"):  # the file's form is nanoseconds under another name
+        if key in merged:
+            merged[f"{key}_s"] = merged.pop(key) / 1e9
+    return influx.Target.from_dict(merged)
+
+
+def cmd_push(args: argparse.Namespace) -> int:
+    """Exit 0 when every point of every run is in InfluxDB, 1 otherwise."""
+    from sctpbench.collectors import store
+    from sctpbench.telemetry import influx, stream
+
+    runs = [r for folder in args.runs for r in store.run_dirs(folder)]
+    missing = [str(f) for f in args.runs if not store.run_dirs(f)]
+    if missing:
+        raise SpecError(f"{', '.join(missing)}: not a run, session or campaign folder (no plan.json found)")
+    documents = []
+    for run_dir in runs:
+        target = _push_target(args, run_dir)
+        try:
+            document = stream.push(run_dir, target)
+        except influx.WriteError as e:
+            document = {"target": target.to_dict(), "mode": "push", "not_sent": None, "errors": [str(e)]}
+        else:
+            stream.record(run_dir, document)
+        documents.append({"run": str(run_dir)} | document)
+        if not args.json:
+            if document["not_sent"] == 0:
+                print(f"{run_dir}: {sum(document['sent'].values())} points to {target.describe()}")
+            else:
+                print(f"{run_dir}: not all sent: {document['errors'][0] if document['errors'] else '?'}")
+    if args.json:
+        json.dump(documents, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return EXIT_OK if all(d["not_sent"] == 0 for d in documents) else EXIT_FAILED
+
+
+def cmd_influx(args: argparse.Namespace) -> int:
+    from sctpbench.telemetry import server
+
+    try:
+        if args.action == "start":
+            s = server.start(args.dir, args.port)
+            print(f"InfluxDB {s.url} (database sctpbench), data in {s.directory}; stop: sctpbench influx stop --dir {args.dir}")
+        elif args.action == "stop":
+            print("stopped" if server.stop(args.dir) else f"no InfluxDB running from {args.dir}")
+        else:
+            running = server.running(args.dir)
+            print(f"running: {running.url}" if running else f"not running from {args.dir}")
+            return EXIT_OK if running else EXIT_FAILED
+    except server.ServerError as e:
+        print(f"sctpbench: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_dashboards(args: argparse.Namespace) -> int:
+    from sctpbench.dashboards import export
+
+    for path in export.export(args.dir, args.url, args.database, args.dashboards_path):
+        print(path)
+    return EXIT_OK
+
+
 def _fmt(value: Any, unit: str = "") -> str:
     if value is None:
         return "-"
@@ -208,6 +323,16 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
                          f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
             print(line, file=out)
             print(f"            failover {_fmt(m.get('failover_time_ms'), ' ms')}", file=out)
+        telemetry = run.get("telemetry")
+        if telemetry:
+            target = f"{telemetry['target']['url']}"
+            if telemetry["not_sent"]:
+                print(f"  telemetry {telemetry['not_sent']} point(s) NOT sent to {target} (kept; send with sctpbench push): "
+                      f"{telemetry['errors'][0] if telemetry['errors'] else ''}", file=out)
+            else:
+                lag = telemetry["lag_ms"]
+                print(f"  telemetry {sum(telemetry['sent'].values())} points to {target}; delivery-to-written lag "
+                      f"p50 {_fmt(lag['p50'], ' ms')} max {_fmt(lag['max'], ' ms')}", file=out)
         for e in run["events"]:
             if e["kind"] != "start":
                 detail = f" {e['detail']}" if e.get("detail") else ""
@@ -225,7 +350,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify}
+    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify,
+                "push": cmd_push, "influx": cmd_influx, "dashboards": cmd_dashboards}
     try:
         return handlers[args.command](args)
     except SpecError as e:

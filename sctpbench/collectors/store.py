@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -23,11 +23,18 @@ from sctpbench.testbed import metrics
 from sctpbench.testbed.plan import Plan
 
 
+def run_dirs(folder: Path) -> list[Path]:
+    """The run folders in a run folder (plan.json), a session (run-*/) or a campaign (runs/*/)."""
+    if (folder / "plan.json").exists():
+        return [folder]
+    return sorted(p.parent for pattern in ("run-*/plan.json", "runs/*/plan.json") for p in folder.glob(pattern))
+
+
 def _read_json(path: Path, default: Any) -> Any:
     return json.loads(path.read_text()) if path.exists() else default
 
 
-def _events(run_dir: Path) -> list[dict[str, Any]]:
+def read_events(run_dir: Path) -> list[dict[str, Any]]:
     path = run_dir / "events.jsonl"
     if not path.exists():
         return []
@@ -37,6 +44,49 @@ def _events(run_dir: Path) -> list[dict[str, Any]]:
 def _write_table(path: Path, rows: list[dict[str, Any]], schema: pa.Schema) -> None:
     table = pa.Table.from_pylist(rows, schema=schema)
     pq.write_table(table, path)
+
+
+Relative = Callable[[int | None], int | None]
+
+
+def relative_to(t0: int | None) -> Relative:
+    return lambda t: None if t is None or t0 is None else t - t0
+
+
+def path_names(plan: Plan) -> dict[str, str]:
+    """Both endpoints' addresses → the path name they belong to."""
+    return {a.client_address: a.path for a in plan.association} | {a.server_address: a.path for a in plan.association}
+
+
+# One row builder per table, shared with the live telemetry stream so that what goes to
+# InfluxDB while a run goes is exactly what the store keeps.
+
+def message_row(tx: records.Tx, rx: records.Rx | None, path_of: dict[str, str], rel: Relative) -> dict[str, Any]:
+    return {
+        "seq": tx.seq, "stream": tx.stream, "size": tx.size, "t_gen_ns": tx.t_gen_ns, "t_sent_ns": tx.t_sent_ns,
+        "t_rx_ns": rx.t_rx_ns if rx else None, "mtt_ns": (rx.t_rx_ns - tx.t_gen_ns) if rx else None,
+        "path": path_of.get(rx.from_addr) if rx else None, "from_addr": rx.from_addr if rx else None,
+        "t_rel_ns": rel(tx.t_gen_ns),
+    }
+
+
+def timeline_event_row(e: dict[str, Any], path_of: dict[str, str], rel: Relative) -> dict[str, Any]:
+    return {
+        "t_ns": e["applied_ns"], "t_rel_ns": rel(e["applied_ns"]), "source": "timeline", "kind": e["kind"],
+        "path": e["target"] if e["target"] in path_of.values() else None, "addr": None,
+        "detail": f"scheduled t0+{e['at_ns'] / 1e9:.3f}s, lag {e['lag_ns'] / 1e6:.3f} ms",
+    }
+
+
+def addr_event_row(endpoint: str, c: records.AddrChange, path_of: dict[str, str], rel: Relative) -> dict[str, Any]:
+    return {"t_ns": c.t_ns, "t_rel_ns": rel(c.t_ns), "source": endpoint, "kind": c.state, "path": path_of.get(c.addr),
+            "addr": c.addr, "detail": f"error {c.error}"}
+
+
+def sample_row(endpoint: str, s: records.PathSample, path_of: dict[str, str], rel: Relative, hz: int | None) -> dict[str, Any]:
+    return {"t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "endpoint": endpoint, "path": path_of.get(s.addr), "addr": s.addr,
+            "state": s.state, "cwnd": s.cwnd, "srtt_ms": s.srtt_raw * 1000.0 / hz if hz else None, "rto_ms": s.rto_ms,
+            "mtu": s.mtu, "primary": s.primary}
 
 
 MESSAGE_SCHEMA = pa.schema([
@@ -62,45 +112,30 @@ def collect(run_dir: Path) -> dict[str, Any]:
     server = records.read(run_dir / "records" / "server.rec")
     kernel = _read_json(run_dir / "kernel.json", {})
     backend = _read_json(run_dir / "backend.json", {})
-    events = _events(run_dir)
+    events = read_events(run_dir)
     t0 = backend.get("t0_ns")
-    rel = (lambda t: None if t is None or t0 is None else t - t0)
+    rel = relative_to(t0)
     hz = kernel.get("hz")
 
-    path_of = {a.client_address: a.path for a in plan.association} | {a.server_address: a.path for a in plan.association}
+    path_of = path_names(plan)
     rx_by_seq = {r.seq: r for r in server.rx}
     messages: list[metrics.Message] = []
     rows: list[dict[str, Any]] = []
     for tx in client.tx:
         rx = rx_by_seq.get(tx.seq)
-        path = path_of.get(rx.from_addr) if rx else None
-        messages.append(metrics.Message(tx.seq, tx.t_gen_ns, rx.t_rx_ns if rx else None, path))
-        rows.append({
-            "seq": tx.seq, "stream": tx.stream, "size": tx.size, "t_gen_ns": tx.t_gen_ns, "t_sent_ns": tx.t_sent_ns,
-            "t_rx_ns": rx.t_rx_ns if rx else None, "mtt_ns": (rx.t_rx_ns - tx.t_gen_ns) if rx else None,
-            "path": path, "from_addr": rx.from_addr if rx else None, "t_rel_ns": rel(tx.t_gen_ns),
-        })
+        row = message_row(tx, rx, path_of, rel)
+        messages.append(metrics.Message(tx.seq, tx.t_gen_ns, row["t_rx_ns"], row["path"]))
+        rows.append(row)
     _write_table(run_dir / "messages.parquet", rows, MESSAGE_SCHEMA)
 
-    event_rows = [
-        {"t_ns": e["applied_ns"], "t_rel_ns": rel(e["applied_ns"]), "source": "timeline", "kind": e["kind"],
-         "path": e["target"] if e["target"] in path_of.values() else None, "addr": None,
-         "detail": f"scheduled t0+{e['at_ns'] / 1e9:.3f}s, lag {e['lag_ns'] / 1e6:.3f} ms"}
-        for e in events
-    ]
+    event_rows = [timeline_event_row(e, path_of, rel) for e in events]
     for endpoint, rec in (("client", client), ("server", server)):
-        event_rows += [
-            {"t_ns": c.t_ns, "t_rel_ns": rel(c.t_ns), "source": endpoint, "kind": c.state, "path": path_of.get(c.addr),
-             "addr": c.addr, "detail": f"error {c.error}"}
-            for c in rec.addr
-        ]
+        event_rows += [addr_event_row(endpoint, c, path_of, rel) for c in rec.addr]
     event_rows.sort(key=lambda r: r["t_ns"])
     _write_table(run_dir / "path_events.parquet", event_rows, EVENT_SCHEMA)
 
     sample_rows = [
-        {"t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "endpoint": endpoint, "path": path_of.get(s.addr), "addr": s.addr,
-         "state": s.state, "cwnd": s.cwnd, "srtt_ms": s.srtt_raw * 1000.0 / hz if hz else None, "rto_ms": s.rto_ms,
-         "mtu": s.mtu, "primary": s.primary}
+        sample_row(endpoint, s, path_of, rel, hz)
         for endpoint, rec in (("client", client), ("server", server))
         for s in rec.path
     ]

@@ -261,7 +261,8 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
 
 def build(experiment: Any, repetition: int, agent: str) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
-    resolved = experiment.model_dump_json()
+    # Where telemetry goes is not part of what is measured: it leaves the identity alone.
+    resolved = experiment.model_dump_json(exclude={"influx"})
     rid = run_id(resolved, repetition)
     topo = experiment.topology
     hosts = list(topo.hosts) + ([EMULATOR] if topo.emulator else [])

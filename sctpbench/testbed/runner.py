@@ -112,6 +112,7 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     (run_dir / "host.json").write_text(json.dumps(host_facts(backend), indent=2) + "\n")
     started = time.monotonic()
     report = lambda s: progress(f"{time.monotonic() - started:6.1f}s {s}")  # noqa: E731
+    stream = _start_stream(experiment, run_dir, report)
     error: str | None = None
     try:
         if backend == "uml":
@@ -123,10 +124,38 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     except KeyboardInterrupt:
         _note_status(run_dir, "interrupted")
         _collect(run_dir, p, "interrupted")
+        if stream:
+            stream.finish(timeout_s=10)
         raise
     if error:
         _note_status(run_dir, error)
-    return _collect(run_dir, p, error)
+    result = _collect(run_dir, p, error)
+    if stream:
+        result["telemetry"] = _finish_stream(stream, report)
+    return result
+
+
+def _start_stream(experiment: Experiment, run_dir: Path, report: Progress) -> Any:
+    """The live InfluxDB writer, a process of its own, when the experiment names a target."""
+    from sctpbench.telemetry import influx, stream
+
+    target = influx.Target.from_spec(experiment.influx)
+    if target is None:
+        return None
+    report(f"telemetry to {target.describe()}")
+    return stream.Stream(run_dir, target)
+
+
+def _finish_stream(stream: Any, report: Progress) -> dict[str, Any] | None:
+    ledger = stream.finish()
+    if ledger is None:
+        report("telemetry: the writer left no ledger (see telemetry.log)")
+    elif ledger["not_sent"]:
+        why = f": {ledger['errors'][0]}" if ledger["errors"] else ""
+        report(f"telemetry: {ledger['not_sent']} point(s) not sent (kept in the store; `sctpbench push` sends them){why}")
+    else:
+        report(f"telemetry: {sum(ledger['sent'].values())} points sent, lag p50 {ledger['lag_ms']['p50']} ms")
+    return ledger
 
 
 def host_facts(backend: str) -> dict[str, str]:

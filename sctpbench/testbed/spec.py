@@ -253,6 +253,28 @@ class Measure(_Model):
     calibration_tolerance: Percent = Field(default=5.0, description="warn when a calibration error exceeds this")
 
 
+class Influx(_Model):
+    """Where the live telemetry goes. Credentials are never written here: they come from
+    SCTPBENCH_INFLUX_TOKEN (v2) or SCTPBENCH_INFLUX_USERNAME / _PASSWORD (v1)."""
+
+    url: Annotated[str, Field(pattern=r"^https?://[^\s/?#]+/?$")] | None = Field(
+        default=None, description="base URL, e.g. http://127.0.0.1:8086; unset: no live telemetry")
+    api: Literal["v1", "v2"] = Field(default="v1", description="v1: /write with database; v2: /api/v2/write with org and bucket")
+    database: Annotated[str, Field(min_length=1)] = "sctpbench"
+    retention_policy: str | None = None
+    org: str | None = None
+    bucket: str | None = None
+    batch: Annotated[int, Field(ge=1, le=100_000)] = 5000
+    flush_interval: Annotated[Duration, Field(ge=10_000_000, le=10_000_000_000)] = 200_000_000
+    timeout: Annotated[Duration, Field(ge=100_000_000)] = 5_000_000_000
+
+    @model_validator(mode="after")
+    def _v2_needs_org(self) -> "Influx":
+        if self.api == "v2" and not self.org:
+            raise ValueError("api: v2 needs org: (and bucket:, default the database name)")
+        return self
+
+
 class Experiment(_Model):
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
     description: str = ""
@@ -261,6 +283,7 @@ class Experiment(_Model):
     workload: Workload
     events: list[Event] = []
     measure: Measure = Measure()
+    influx: Influx = Influx()
     repeat: Annotated[int, Field(ge=1, le=10000)] = 1
     seed: Annotated[int, Field(ge=0)] = 1
 

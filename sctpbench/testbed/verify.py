@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 from scipy.stats import binomtest
 
-from sctpbench.collectors import captures, records
+from sctpbench.collectors import captures, records, store
 from sctpbench.collectors.captures import Packet
 from sctpbench.testbed.plan import Interface, Link, Plan
 
@@ -628,10 +628,8 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def run_dirs(folder: Path) -> list[Path]:
-    """A run folder (with plan.json) or a session folder of run-*/ folders."""
-    if (folder / "plan.json").exists():
-        return [folder]
-    runs = sorted(p for p in folder.glob("run-*") if (p / "plan.json").exists())
+    """A run folder (with plan.json), a session folder of run-*/ or a campaign's runs/*/."""
+    runs = store.run_dirs(folder)
     if not runs:
         raise NotVerifiable(f"{folder}: neither a run folder (plan.json) nor a session folder (run-*/plan.json)")
     return runs

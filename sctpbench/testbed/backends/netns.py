@@ -10,7 +10,7 @@ Files written into the run folder (all times CLOCK_MONOTONIC ns, the agents' clo
   events.jsonl                  timeline actions: scheduled, issued and applied times
   kernel.json                   sysctls read back per namespace, kernel HZ
   versions.json                 kernel, iproute2, agent revision
-  backend.json                  status: ok, error, t0
+  backend.json                  status: ok, error, t0 (and its wall-clock time, t0_realtime_ns)
 """
 
 from __future__ import annotations
@@ -46,6 +46,13 @@ T0_LEAD_NS = 300_000_000
 
 def _now() -> int:
     return time.monotonic_ns()
+
+
+def _realtime_at(monotonic_ns: int) -> int:
+    before = time.monotonic_ns()
+    wall = time.time_ns()
+    after = time.monotonic_ns()
+    return wall + monotonic_ns - (before + after) // 2
 
 
 class LineReader:
@@ -240,7 +247,9 @@ class NetnsBackend:
             self._start(p.name, p.ns, [a.replace("{run}", str(self.run_dir)) for a in p.argv], p.ready_line, p.role == "capture")
         t0 = _now() + T0_LEAD_NS
         self.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
-        self._write_json("backend.json", {"ok": None, "t0_ns": t0})
+        # The wall-clock time of t0 lets telemetry stamp points with real time, the same
+        # way live and when pushed later (a UML guest's wall clock is the host's).
+        self._write_json("backend.json", {"ok": None, "t0_ns": t0, "t0_realtime_ns": _realtime_at(t0)})
         events = self._open("events.jsonl")
         for action in self.plan.timeline:
             record = self._apply(action, t0)

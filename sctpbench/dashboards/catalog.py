@@ -1,0 +1,96 @@
+"""sctpbench's Grafana dashboards: what a lab engineer watches during a run and a campaign.
+
+Measurement and field names are those of sctpbench/telemetry/points.py.
+"""
+
+from __future__ import annotations
+
+from sctpbench.dashboards.model import Annotation, Dashboard, Panel, Query, Row, Variable
+
+SELECTED = '"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/ AND "run" =~ /^$run$/'
+CAMPAIGN = '"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/'
+CLIENT_PATHS = f"{SELECTED} AND \"endpoint\" = 'client' AND $timeFilter"
+
+STATE_MAPPINGS = [{"type": "value", "options": {
+    "3": {"text": "ACTIVE", "color": "green", "index": 0},
+    "2": {"text": "UNCONFIRMED", "color": "blue", "index": 1},
+    "1": {"text": "PF", "color": "orange", "index": 2},
+    "0": {"text": "INACTIVE", "color": "red", "index": 3},
+    "-1": {"text": "UNKNOWN", "color": "gray", "index": 4},
+}}]
+
+
+def _per_path(title: str, field: str, unit: str, description: str) -> Panel:
+    return Panel(
+        title, "timeseries",
+        (Query(f'SELECT mean("{field}") FROM "sctp_path" WHERE {CLIENT_PATHS} '
+               'GROUP BY time($__interval), "run", "path" fill(none)', alias="$tag_path $tag_run"),),
+        width=8, unit=unit, description=description,
+    )
+
+
+RUN_PANELS = Row("Run", (
+    Panel("MTT per message (max per interval)", "timeseries",
+          (Query(f'SELECT max("mtt_ms") FROM "sctp_message" WHERE {SELECTED} AND $timeFilter '
+                 'GROUP BY time($__interval), "run", "path" fill(none)', alias="$tag_path $tag_run"),),
+          width=16, unit="ms",
+          description="Message transfer time, generation at the client to delivery at the server, by arrival path. "
+                      "Annotations: timeline events and path state changes.",
+          defaults={"custom": {"drawStyle": "points", "pointSize": 4}}),
+    Panel("Messages delivered / sent", "stat",
+          (Query(f'SELECT count("mtt_ms") AS "delivered", count("seq") AS "sent" FROM "sctp_message" '
+                 f'WHERE {SELECTED} AND $timeFilter'),),
+          width=8, description="Counts over the selected time range."),
+    Panel("Path state (client's view)", "state-timeline",
+          (Query(f'SELECT last("state_code") FROM "sctp_path" WHERE {CLIENT_PATHS} '
+                 'GROUP BY time($__interval), "run", "path" fill(previous)', alias="$tag_path $tag_run"),),
+          width=24, height=6, description="SCTP_GET_PEER_ADDR_INFO state of each peer address.",
+          defaults={"mappings": STATE_MAPPINGS}),
+    _per_path("cwnd per path", "cwnd", "bytes", "Congestion window of each path (client)."),
+    _per_path("SRTT per path", "srtt_ms", "ms", "Smoothed RTT of each path (client; kernel jiffies → ms)."),
+    _per_path("RTO per path", "rto_ms", "ms", "Retransmission timeout of each path (client)."),
+    Panel("MTT distribution", "histogram",
+          (Query(f'SELECT "mtt_ms" FROM "sctp_message" WHERE {SELECTED} AND $timeFilter'),),
+          width=12, unit="ms", options={"bucketCount": 50}),
+    Panel("Events", "table",
+          (Query(f'SELECT "title", "detail" FROM "sctp_event" WHERE {SELECTED} AND $timeFilter', result_format="table"),),
+          width=12),
+))
+
+CAMPAIGN_PANELS = Row("Campaign", (
+    Panel("Failover and detection time per run", "barchart",
+          (Query(f'SELECT "failover_time_ms", "detection_time_ms", "detection_model_ms" FROM "sctp_run" '
+                 f'WHERE {CAMPAIGN} GROUP BY "run"', result_format="table"),),
+          width=16, unit="ms",
+          description="Every run of the selected campaigns (not limited to the time range), with the RFC timer model.",
+          options={"xField": "run"}),
+    Panel("Runs", "table",
+          (Query(f'SELECT "mtt_p50_ms", "mmtt_ms", "failover_time_ms", "detection_time_ms", "messages_sent", '
+                 f'"messages_delivered" FROM "sctp_run" WHERE {CAMPAIGN} GROUP BY "run", "repetition", "status"',
+                 result_format="table"),),
+          width=8),
+))
+
+VARIABLES = (
+    Variable("experiment", "experiment", 'SHOW TAG VALUES FROM "sctp_message" WITH KEY = "experiment"'),
+    Variable("campaign", "campaign",
+             'SHOW TAG VALUES FROM "sctp_message" WITH KEY = "campaign" WHERE "experiment" =~ /^$experiment$/'),
+    Variable("run", "run", f'SHOW TAG VALUES FROM "sctp_message" WITH KEY = "run" WHERE {CAMPAIGN}'),
+)
+
+ANNOTATIONS = (
+    Annotation("timeline events",
+               f'SELECT "title", "detail", "kind" FROM "sctp_event" WHERE {SELECTED} AND "source" = \'timeline\' '
+               'AND $timeFilter', "red"),
+    Annotation("path state changes",
+               f'SELECT "title", "detail", "kind" FROM "sctp_event" WHERE {SELECTED} AND "source" = \'client\' '
+               'AND $timeFilter', "orange"),
+)
+
+RUNS = Dashboard(
+    uid="sctpbench-runs", title="sctpbench: runs and campaigns",
+    description="Live and past sctpbench runs: MTT, path states, cwnd/SRTT/RTO, failover across a campaign.",
+    variables=VARIABLES, annotations=ANNOTATIONS, rows=(RUN_PANELS, CAMPAIGN_PANELS),
+)
+
+DASHBOARDS = (RUNS,)

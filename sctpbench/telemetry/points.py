@@ -1,0 +1,151 @@
+"""InfluxDB points from the local store's rows, with identities that never change.
+
+A point's identity in InfluxDB is its measurement, tag set and timestamp: writing the same
+identity again overwrites the fields instead of adding a point. Every point here gets its
+identity from the run's records alone (tags from the plan, time from the agents' clock
+mapped to wall-clock time through the anchor the backend recorded at t0), so a live write,
+a retry and a later `sctpbench push` all land on the same points and never duplicate one.
+
+Measurements (one per local-store table, plus the run's summary):
+  sctp_message  messages.parquet     tags …, path (arrival path, "none" if lost)
+                                     fields mtt_ms, size, stream, seq, delivered
+  sctp_path     path_samples.parquet tags …, endpoint, path
+                                     fields state, state_code, cwnd, srtt_ms, rto_ms, mtu, primary
+  sctp_event    path_events.parquet  tags …, source (timeline|client|server), kind, path
+                                     fields detail, addr, title
+  sctp_run      summary.json         tags …, status; fields: the run's metrics
+where … is experiment, campaign, run, repetition, association.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MEASUREMENTS = ("sctp_message", "sctp_path", "sctp_event", "sctp_run")
+
+# Numeric path states for Grafana's state timeline: higher is healthier.
+STATE_CODES = {"ACTIVE": 3, "UNCONFIRMED": 2, "PF": 1, "INACTIVE": 0, "UNKNOWN": -1}
+
+
+@dataclass(frozen=True)
+class RunTags:
+    experiment: str
+    campaign: str
+    run: str
+    repetition: int
+    association: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"experiment": self.experiment, "campaign": self.campaign, "run": self.run,
+                "repetition": str(self.repetition), "association": self.association}
+
+
+@dataclass(frozen=True)
+class Point:
+    measurement: str
+    tags: dict[str, str]
+    fields: dict[str, Any]
+    time_ns: int
+
+    def line(self) -> str:
+        """InfluxDB line protocol; tags sorted, as the server stores them."""
+        tags = "".join(f",{_escape_key(k)}={_escape_key(v)}" for k, v in sorted(self.tags.items()) if v != "")
+        fields = ",".join(f"{_escape_key(k)}={_field_value(v)}" for k, v in self.fields.items() if v is not None)
+        return f"{_escape_measurement(self.measurement)}{tags} {fields} {self.time_ns}"
+
+
+def _escape_measurement(s: str) -> str:
+    return s.replace("\\", "\\\\").replace(",", "\\,").replace(" ", "\\ ")
+
+
+def _escape_key(s: str) -> str:
+    return _escape_measurement(s).replace("=", "\\=")
+
+
+def _field_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return f"{v}i"
+    if isinstance(v, float):
+        return repr(v)
+    text = str(v).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The agents' CLOCK_MONOTONIC mapped to wall-clock nanoseconds through t0."""
+
+    t0_ns: int
+    t0_realtime_ns: int
+
+    def wall(self, monotonic_ns: int) -> int:
+        return self.t0_realtime_ns + (monotonic_ns - self.t0_ns)
+
+
+@dataclass
+class Stamper:
+    """Unique timestamps within a series: two points at one nanosecond would be one point.
+
+    Fed in record-file order, which is the same live and afterwards, so the nudge
+    (one nanosecond later than the previous point of the series) is the same too.
+    """
+
+    last: dict[tuple[str, ...], int] = field(default_factory=dict)
+
+    def stamp(self, series: tuple[str, ...], t_ns: int) -> int:
+        previous = self.last.get(series)
+        t = t_ns if previous is None or t_ns > previous else previous + 1
+        self.last[series] = t
+        return t
+
+
+def message_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
+    delivered = row["t_rx_ns"] is not None
+    return Point(
+        "sctp_message", tags.as_dict() | {"path": row["path"] or "none"},
+        {"mtt_ms": row["mtt_ns"] / 1e6 if delivered else None, "size": row["size"], "stream": row["stream"],
+         "seq": row["seq"], "delivered": delivered},
+        time_ns,
+    )
+
+
+def sample_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
+    return Point(
+        "sctp_path", tags.as_dict() | {"endpoint": row["endpoint"], "path": row["path"] or row["addr"]},
+        {"state": row["state"], "state_code": STATE_CODES.get(row["state"], -1), "cwnd": row["cwnd"],
+         "srtt_ms": row["srtt_ms"], "rto_ms": row["rto_ms"], "mtu": row["mtu"], "primary": row["primary"]},
+        time_ns,
+    )
+
+
+def event_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
+    where = row["path"] or row["addr"] or ""
+    return Point(
+        "sctp_event", tags.as_dict() | {"source": row["source"], "kind": row["kind"], "path": row["path"] or "none"},
+        {"title": f"{row['source']}: {row['kind']} {where}".strip(), "detail": row["detail"], "addr": row["addr"]},
+        time_ns,
+    )
+
+
+def sample_series(row: dict[str, Any]) -> tuple[str, ...]:
+    return ("sctp_path", row["endpoint"], row["path"] or row["addr"])
+
+
+def event_series(row: dict[str, Any]) -> tuple[str, ...]:
+    return ("sctp_event", row["source"], row["kind"], row["path"] or "none")
+
+
+MESSAGE_SERIES = ("sctp_message",)  # one sequence for all messages: stamped by seq, before the path is known
+
+
+def run_point(summary: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
+    fields: dict[str, Any] = {k: float(v) for k, v in summary.get("metrics", {}).items() if isinstance(v, (int, float))}
+    model = summary.get("detection_model") or {}
+    if model.get("model_ms") is not None:
+        fields["detection_model_ms"] = float(model["model_ms"])
+        fields["detection_bound_ms"] = float(model["bound_ms"])
+    fields["seed"] = int(summary.get("seed", 0))
+    return Point("sctp_run", tags.as_dict() | {"status": summary.get("status", "unknown")}, fields, time_ns)

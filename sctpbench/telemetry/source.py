@@ -1,0 +1,162 @@
+"""Follow a run folder's records as the agents append them, and turn them into points.
+
+The same reader serves the live stream (polled while the run goes) and `push` (one pass
+over finished files), so both produce the same points with the same identities. Rows come
+from the local store's own row builders: InfluxDB holds exactly what the store holds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sctpbench.collectors import records, store
+from sctpbench.telemetry import points
+from sctpbench.testbed.plan import Plan
+
+
+class Tail:
+    """The complete lines appended to a file since the last read."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.partial = b""
+
+    def lines(self) -> list[str]:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                chunk = f.read()
+        except FileNotFoundError:
+            return []
+        self.offset += len(chunk)
+        data = self.partial + chunk
+        end = data.rfind(b"\n") + 1
+        self.partial = data[end:]
+        return data[:end].decode(errors="replace").splitlines(keepends=True)
+
+
+def run_tags(run_dir: Path, plan: Plan) -> points.RunTags:
+    """Tags from the plan and the folder: a session's or campaign's folder names the campaign
+    (<session>/run-001, <campaign>/runs/<key>), so a later push tags exactly as the live run did."""
+    parent = run_dir.resolve().parent
+    campaign = parent.parent.name if parent.name == "runs" else parent.name
+    hosts = sorted({p.host for p in plan.processes if p.role in ("client", "server")}) if plan.processes else []
+    return points.RunTags(
+        experiment=plan.experiment, campaign=campaign, run=plan.run_id, repetition=plan.repetition,
+        association="-".join(hosts) or "association",
+    )
+
+
+@dataclass
+class RunSource:
+    """Incremental: call poll() as often as wanted, finish() once the run is over."""
+
+    run_dir: Path
+    plan: Plan | None = None
+    tags: points.RunTags | None = None
+    clock: points.Clock | None = None
+    stamper: points.Stamper = field(default_factory=points.Stamper)
+    pending_tx: dict[int, tuple[records.Tx, int]] = field(default_factory=dict)
+    pending_rx: dict[int, records.Rx] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(points.MEASUREMENTS, 0))
+    delivered_wall_ns: list[int] = field(default_factory=list)
+    path_of: dict[str, str] = field(default_factory=dict)
+    rel: store.Relative = store.relative_to(None)
+    _tails: dict[str, Tail] = field(default_factory=dict)
+    _hz: int | None = None
+    _finished: bool = False
+
+    def ready(self) -> bool:
+        """Points need the plan, the kernel's HZ and the clock anchor written at t0."""
+        if self.clock is not None:
+            return True
+        backend = _json(self.run_dir / "backend.json")
+        plan_path = self.run_dir / "plan.json"
+        if not backend or "t0_realtime_ns" not in backend or not plan_path.exists():
+            return False
+        self.plan = Plan.from_json(plan_path.read_text())
+        self.tags = run_tags(self.run_dir, self.plan)
+        self._hz = (_json(self.run_dir / "kernel.json") or {}).get("hz")
+        self.clock = points.Clock(backend["t0_ns"], backend["t0_realtime_ns"])
+        self.path_of = store.path_names(self.plan)
+        self.rel = store.relative_to(backend["t0_ns"])
+        for name in ("client", "server"):
+            self._tails[name] = Tail(self.run_dir / "records" / f"{name}.rec")
+        self._tails["events"] = Tail(self.run_dir / "events.jsonl")
+        return True
+
+    def poll(self) -> list[points.Point]:
+        """Points for everything appended since the last poll (messages once delivered)."""
+        if not self.ready():
+            return []
+        out: list[points.Point] = []
+        client = records.parse(self._tails["client"].lines())
+        server = records.parse(self._tails["server"].lines())
+        for e in (json.loads(line) for line in self._tails["events"].lines() if line.strip()):
+            out.append(self._event(store.timeline_event_row(e, self.path_of, self.rel)))
+        for endpoint, rec in (("client", client), ("server", server)):
+            out += [self._event(store.addr_event_row(endpoint, c, self.path_of, self.rel)) for c in rec.addr]
+            out += [self._sample(store.sample_row(endpoint, s, self.path_of, self.rel, self._hz)) for s in rec.path]
+        assert self.clock
+        for tx in client.tx:
+            t = self.stamper.stamp(points.MESSAGE_SERIES, self.clock.wall(tx.t_gen_ns))
+            rx = self.pending_rx.pop(tx.seq, None)
+            if rx is None:
+                self.pending_tx[tx.seq] = (tx, t)
+            else:
+                out.append(self._message(tx, rx, t))
+        for rx in server.rx:
+            waiting = self.pending_tx.pop(rx.seq, None)
+            if waiting is None:
+                self.pending_rx[rx.seq] = rx
+            else:
+                out.append(self._message(waiting[0], rx, waiting[1]))
+        return out
+
+    def finish(self) -> list[points.Point]:
+        """After the run: the rest, the messages never delivered, and the run's summary."""
+        if self._finished or not self.ready():
+            return []
+        self._finished = True
+        out = self.poll()
+        out += [self._message(tx, None, t) for tx, t in sorted(self.pending_tx.values(), key=lambda p: p[0].seq)]
+        self.pending_tx.clear()
+        summary = _json(self.run_dir / "summary.json")
+        if summary and "metrics" in summary:
+            assert self.clock and self.tags
+            out.append(points.run_point(summary, self.tags, self.clock.t0_realtime_ns))
+            self.counts["sctp_run"] += 1
+        return out
+
+    def take_deliveries(self) -> list[int]:
+        """Wall-clock delivery times of the messages emitted since the last call (live lag)."""
+        taken, self.delivered_wall_ns = self.delivered_wall_ns, []
+        return taken
+
+    def _message(self, tx: records.Tx, rx: records.Rx | None, t: int) -> points.Point:
+        assert self.tags and self.clock
+        self.counts["sctp_message"] += 1
+        if rx is not None:
+            self.delivered_wall_ns.append(self.clock.wall(rx.t_rx_ns))
+        return points.message_point(store.message_row(tx, rx, self.path_of, self.rel), self.tags, t)
+
+    def _sample(self, row: dict[str, Any]) -> points.Point:
+        assert self.tags and self.clock
+        self.counts["sctp_path"] += 1
+        return points.sample_point(row, self.tags, self.stamper.stamp(points.sample_series(row), self.clock.wall(row["t_ns"])))
+
+    def _event(self, row: dict[str, Any]) -> points.Point:
+        assert self.tags and self.clock
+        self.counts["sctp_event"] += 1
+        return points.event_point(row, self.tags, self.stamper.stamp(points.event_series(row), self.clock.wall(row["t_ns"])))
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None  # not written yet, or being written
