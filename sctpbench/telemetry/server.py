@@ -149,6 +149,8 @@ def _alive(pid: int) -> bool:
 
 def _port_free(port: int) -> bool:
     with socket.socket() as s:
+        # As influxd (Go) binds: connections of a stopped server in TIME_WAIT do not count.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
