@@ -19,6 +19,7 @@ where … is experiment, campaign, run, repetition, association.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,9 +37,13 @@ class RunTags:
     repetition: int
     association: str
 
-    def as_dict(self) -> dict[str, str]:
+    @functools.cached_property
+    def _tags(self) -> dict[str, str]:
         return {"experiment": self.experiment, "campaign": self.campaign, "run": self.run,
                 "repetition": str(self.repetition), "association": self.association}
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self._tags)
 
 
 @dataclass(frozen=True)
@@ -50,9 +55,14 @@ class Point:
 
     def line(self) -> str:
         """InfluxDB line protocol; tags sorted, as the server stores them."""
-        tags = "".join(f",{_escape_key(k)}={_escape_key(v)}" for k, v in sorted(self.tags.items()) if v != "")
         fields = ",".join(f"{_escape_key(k)}={_field_value(v)}" for k, v in self.fields.items() if v is not None)
-        return f"{_escape_measurement(self.measurement)}{tags} {fields} {self.time_ns}"
+        return f"{_series_key(self.measurement, tuple(sorted(self.tags.items())))} {fields} {self.time_ns}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _series_key(measurement: str, tags: tuple[tuple[str, str], ...]) -> str:
+    # A run has a handful of series and many points each: encode each series once.
+    return _escape_measurement(measurement) + "".join(f",{_escape_key(k)}={_escape_key(v)}" for k, v in tags if v != "")
 
 
 def _escape_measurement(s: str) -> str:
