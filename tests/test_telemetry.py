@@ -231,3 +231,8 @@ def test_influx_start_stop_from_the_command_line(tmp_path: Path, capsys: pytest.
         assert cli.main(["influx", "stop", "--dir", str(tmp_path)]) == 0
     assert cli.main(["influx", "status", "--dir", str(tmp_path)]) == 1
     assert "stopped" in capsys.readouterr().out
+
+
+def test_a_bad_influx_url_on_the_command_line_stops_before_anything_is_built(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["run", str(EXAMPLES / "failover.yaml"), "--influx", "ftp://127.0.0.1:8086"]) == 2
+    assert "influx.url" in capsys.readouterr().err

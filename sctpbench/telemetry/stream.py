@@ -156,11 +156,11 @@ class Stream:
     def __init__(self, run_dir: Path, target: influx.Target) -> None:
         self.run_dir = run_dir
         # Its own session: Ctrl-C reaches the runner, which then ends the stream in order.
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sctpbench.telemetry.stream", str(run_dir), json.dumps(target.to_dict())],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=open(run_dir / "telemetry.log", "w"),
-            start_new_session=True,
-        )
+        with open(run_dir / "telemetry.log", "w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "sctpbench.telemetry.stream", str(run_dir), json.dumps(target.to_dict())],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+            )
 
     def finish(self, timeout_s: float = FINISH_TIMEOUT_S) -> dict[str, Any] | None:
         """Tell it the run is over (after the store is written) and wait for its ledger."""
