@@ -1,4 +1,4 @@
-"""The `sctpbench` command: run, plan, check.
+"""The `sctpbench` command: run, plan, check, verify, report.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
 was built), 130 interrupted.
@@ -54,6 +54,11 @@ def _parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="check from a run's captures that the emulator shaped as configured")
     verify.add_argument("run", type=Path, help="a run folder (plan.json) or a session folder (run-*/)")
     verify.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    report = sub.add_parser("report", help="one self-contained HTML page of a run, session or campaign")
+    report.add_argument("path", type=Path, help="a run, session or campaign folder")
+    report.add_argument("--out", type=Path, help="HTML file to write (default: PATH/report.html)")
+    report.add_argument("--png", type=Path, metavar="DIR", help="also write every figure as a PNG into DIR")
     return parser
 
 
@@ -182,6 +187,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """Exit 0 when written, 2 when PATH is not a run, session or campaign folder."""
+    from sctpbench.outputs import folders, report  # matplotlib loads only here
+
+    try:
+        page, pngs = report.write(args.path, args.out, args.png)
+    except folders.NotAResultsFolder as e:
+        print(f"sctpbench: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"report: {page}" + (f" ({len(pngs)} PNG in {args.png})" if args.png else ""))
+    return EXIT_OK
+
+
 def _fmt(value: Any, unit: str = "") -> str:
     if value is None:
         return "-"
@@ -225,7 +243,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify}
+    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify,
+                "report": cmd_report}
     try:
         return handlers[args.command](args)
     except SpecError as e:
