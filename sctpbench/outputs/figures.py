@@ -65,7 +65,7 @@ def _mark_events(ax: Axes, markers: list[series.Marker], labelled: bool) -> None
         ax.axvline(m.t_s, color=colour, linestyle=style, linewidth=1.2 if style == "-" else 0.9, alpha=0.9, zorder=1)
         if labelled or m.source == "timeline":
             ax.text(m.t_s, 0.98, f" {m.label}", transform=ax.get_xaxis_transform(), rotation=90, va="top", ha="right",
-                    fontsize=7, color=colour)
+                    fontsize=7, color=colour, bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none", "pad": 0.5})
 
 
 def _empty(ax: Axes, what: str) -> None:
