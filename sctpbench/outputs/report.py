@@ -34,6 +34,7 @@ figure svg { width: 100%; height: auto; display: block; }
 .placeholder { background: #fff; border: 1px dashed #ccc; }
 .warn { color: #a00; } .muted { color: #777; } pre { background: #f6f6f6; padding: .6em; overflow-x: auto; font-size: .85em; }
 details > summary { cursor: pointer; font-weight: 600; font-size: 1.1em; margin: .6em 0; }
+.wide { overflow-x: auto; }
 nav li { display: inline; margin-right: 1em; }
 """
 
@@ -76,7 +77,7 @@ def table(header: list[str], rows: Iterable[list[Any]], numeric_from: int = 1) -
         "<tr>" + "".join(f"<td{' class=num' if i >= numeric_from else ''}>{esc(c)}</td>" for i, c in enumerate(r)) + "</tr>"
         for r in rows
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class=wide><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
 def svg(figure: Figure) -> str:
