@@ -94,7 +94,6 @@ def test_markers_keep_actions_and_notifications_not_start() -> None:
               event(6400, "client", "ADDR_UNREACHABLE", "primary")]
     labels = [(m.t_s, m.label) for m in series.markers(events)]
     assert labels == [(5.0, "fail primary"), (6.4, "client: primary UNREACHABLE")]
-    assert series.failure_time_s(events) == 5.0
 
 
 def test_mtt_by_path_groups_by_arrival_path() -> None:

@@ -151,7 +151,8 @@ def path_states(run: RunData) -> Figure:
     seen = sorted({i.state for t in tracks for i in t.intervals}, key=list(STATE_COLOURS).index)
     handles = [Patch(color=STATE_COLOURS[s], label=STATE_LABELS.get(s, s)) for s in seen if s in STATE_COLOURS]
     handles.append(Line2D([], [], color="black", linewidth=2.5, label="primary"))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    # below the plot, so the time axis lines up with the run's other figures
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8)
     ax.set_xlabel("time from t0 (s)")
     return Figure("path-states", "Path states per endpoint (SCTP_GET_PEER_ADDR_INFO samples, refined by SCTP_PEER_ADDR_CHANGE)", fig)
 

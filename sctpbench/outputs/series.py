@@ -87,13 +87,6 @@ def markers(path_events: Iterable[Row]) -> list[Marker]:
     return sorted(out, key=lambda m: m.t_s)
 
 
-def failure_time_s(path_events: Iterable[Row]) -> float | None:
-    """The first injected failure (fail or down), the moment detection and failover count from."""
-    times = [e["t_rel_ns"] for e in path_events
-             if e["source"] == "timeline" and e["kind"] in ("fail", "down") and e.get("t_rel_ns") is not None]
-    return min(times) / 1e9 if times else None
-
-
 def mtt_by_path(messages: Iterable[Row]) -> dict[str, Points]:
     """MTT (ms) against generation time (s), per path the message arrived on."""
     groups: dict[str, list[tuple[float, float]]] = {}
