@@ -1,4 +1,4 @@
-"""The `sctpbench` command: run, plan, check, verify, trace, push, influx, dashboards.
+"""The `sctpbench` command: run, plan, check, verify, trace, report, push, influx, dashboards.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
 was built), 130 interrupted.
@@ -73,6 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     boards.add_argument("--url", default="http://127.0.0.1:8086", help="the datasource's InfluxDB URL")
     boards.add_argument("--database", default="sctpbench", help="the datasource's database (v2/v3: the bucket)")
     boards.add_argument("--dashboards-path", help="where Grafana will find DIR/dashboards (default: its absolute path)")
+    report = sub.add_parser("report", help="one self-contained HTML page of a run, session or campaign")
+    report.add_argument("path", type=Path, help="a run, session or campaign folder")
+    report.add_argument("--out", type=Path, help="HTML file to write (default: PATH/report.html)")
+    report.add_argument("--png", type=Path, metavar="DIR", help="also write every figure as a PNG into DIR")
     return parser
 
 
@@ -294,6 +298,16 @@ def cmd_dashboards(args: argparse.Namespace) -> int:
 
     for path in export.export(args.dir, args.url, args.database, args.dashboards_path):
         print(path)
+def cmd_report(args: argparse.Namespace) -> int:
+    """Exit 0 when written, 2 when PATH is not a run, session or campaign folder."""
+    from sctpbench.outputs import folders, report  # matplotlib loads only here
+
+    try:
+        page, pngs = report.write(args.path, args.out, args.png)
+    except folders.NotAResultsFolder as e:
+        print(f"sctpbench: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"report: {page}" + (f" ({len(pngs)} PNG in {args.png})" if args.png else ""))
     return EXIT_OK
 
 
@@ -351,7 +365,7 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify,
-                "push": cmd_push, "influx": cmd_influx, "dashboards": cmd_dashboards}
+                "push": cmd_push, "influx": cmd_influx, "dashboards": cmd_dashboards, "report": cmd_report}
     try:
         return handlers[args.command](args)
     except SpecError as e:

@@ -1,0 +1,1 @@
+"""What a run leaves for people: the HTML report and its figures."""

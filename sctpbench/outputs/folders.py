@@ -1,0 +1,113 @@
+"""Recognise and read the three kinds of results folder a report is made of.
+
+run       plan.json (collectors/store.py lists the rest)
+session   summary.json and run-*/ folders (testbed/runner.py), calibration.json when calibrated
+campaign  campaign.json, campaign.parquet, configs.parquet, runs/<run_key>/ run folders
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Row = dict[str, Any]
+
+
+class NotAResultsFolder(Exception):
+    """The path is not a run, session or campaign folder."""
+
+
+@dataclass
+class RunData:
+    directory: Path
+    summary: dict[str, Any]
+    params: dict[str, Any]
+    versions: dict[str, Any]
+    host: dict[str, Any]
+    plan: dict[str, Any]
+    messages: list[Row]
+    path_events: list[Row]
+    path_samples: list[Row]
+
+    @property
+    def name(self) -> str:
+        return self.directory.name
+
+
+@dataclass
+class SessionData:
+    directory: Path
+    summary: dict[str, Any]
+    runs: list[RunData]
+    calibration: dict[str, Any] | None
+    experiment: str  # the resolved experiment.yaml, as written
+
+
+@dataclass
+class CampaignData:
+    directory: Path
+    campaign: dict[str, Any]
+    runs: list[Row]  # campaign.parquet
+    configs: list[Row]  # configs.parquet
+    swept: list[str] = field(default_factory=list)
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text()) if path.exists() else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _table(path: Path) -> list[Row]:
+    """A Parquet table as rows; a run that stopped early may lack one, and that is shown, not fatal."""
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path).to_pylist() if path.exists() else []
+
+
+def is_run(path: Path) -> bool:
+    return (path / "plan.json").is_file()
+
+
+def is_campaign(path: Path) -> bool:
+    return (path / "campaign.json").is_file()
+
+
+def session_runs(path: Path) -> list[Path]:
+    return sorted(p for p in path.glob("run-*") if is_run(p))
+
+
+def kind(path: Path) -> str:
+    if is_campaign(path):
+        return "campaign"
+    if is_run(path):
+        return "run"
+    if session_runs(path):
+        return "session"
+    raise NotAResultsFolder(
+        f"{path}: not a run (plan.json), session (run-*/ folders) or campaign (campaign.json) folder")
+
+
+def load_run(path: Path) -> RunData:
+    return RunData(
+        directory=path, summary=_json(path / "summary.json"), params=_json(path / "params.json"),
+        versions=_json(path / "versions.json"), host=_json(path / "host.json"), plan=_json(path / "plan.json"),
+        messages=_table(path / "messages.parquet"), path_events=_table(path / "path_events.parquet"),
+        path_samples=_table(path / "path_samples.parquet"),
+    )
+
+
+def load_session(path: Path) -> SessionData:
+    calibration = _json(path / "calibration.json") or None
+    experiment = (path / "experiment.yaml").read_text() if (path / "experiment.yaml").exists() else ""
+    return SessionData(path, _json(path / "summary.json"), [load_run(p) for p in session_runs(path)], calibration, experiment)
+
+
+def load_campaign(path: Path) -> CampaignData:
+    campaign = _json(path / "campaign.json")
+    runs, configs = _table(path / "campaign.parquet"), _table(path / "configs.parquet")
+    swept = list(campaign.get("swept") or [])
+    return CampaignData(path, campaign, runs, configs, swept)

@@ -1,0 +1,312 @@
+"""`sctpbench report`: one self-contained HTML page for a run, a session or a campaign.
+
+Self-contained means it opens offline, mailed or archived: the figures are inline SVG,
+the style is inline, and nothing is fetched. `--png DIR` writes the same figures as PNG
+for papers.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+import matplotlib
+
+from sctpbench.outputs import figures, folders
+from sctpbench.outputs.figures import Figure
+from sctpbench.testbed.metrics import METRIC_KEYS
+
+PNG_DPI = 200
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 1.6em; }
+h3 { font-size: 1.05em; margin-top: 1.2em; }
+table { border-collapse: collapse; margin: .5em 0 1em; font-size: .9em; }
+th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: 1em 0 1.5em; } figcaption { font-size: .9em; color: #444; margin-bottom: .3em; }
+figure svg { width: 100%; height: auto; display: block; }
+.placeholder { background: #fff; border: 1px dashed #ccc; }
+.warn { color: #a00; } .muted { color: #777; } pre { background: #f6f6f6; padding: .6em; overflow-x: auto; font-size: .85em; }
+details > summary { cursor: pointer; font-weight: 600; font-size: 1.1em; margin: .6em 0; }
+.wide { overflow-x: auto; }
+nav li { display: inline; margin-right: 1em; }
+"""
+
+
+@dataclass
+class Report:
+    """A page's title and body, and every figure on it, for the HTML and for --png."""
+
+    title: str
+    body: list[str] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Options:
+    draw_figures: bool = True  # False draws empty frames of the same size: a baseline for tests and quick looks
+
+
+# ---------------------------------------------------------------------------- building blocks
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def fmt(value: Any, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def table(header: list[str], rows: Iterable[list[Any]], numeric_from: int = 1) -> str:
+    """Cells are escaped here; columns from numeric_from on are right-aligned."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td{' class=num' if i >= numeric_from else ''}>{esc(c)}</td>" for i, c in enumerate(r)) + "</tr>"
+        for r in rows
+    )
+    return f"<div class=wide><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+
+
+def svg(figure: Figure) -> str:
+    """The figure as inline SVG: text stays text (smaller, searchable), no XML prologue or metadata."""
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        figure.figure.savefig(buf, format="svg")
+    text = buf.getvalue()
+    text = text[text.index("<svg"):]
+    return re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)
+
+
+def figure_html(report: Report, figure: Figure, options: Options) -> str:
+    report.figures.append(figure)
+    if options.draw_figures:
+        content = svg(figure)
+    else:
+        w, h = figure.figure.get_size_inches()
+        content = f'<div class="placeholder" style="aspect-ratio: {w} / {h}"></div>'
+    return f'<figure id="{esc(figure.name)}"><figcaption>{esc(figure.title)}</figcaption>{content}</figure>'
+
+
+# ---------------------------------------------------------------------------- run
+
+
+def metrics_table(summary: dict[str, Any]) -> str:
+    m = summary.get("metrics") or {}
+    model = summary.get("detection_model")
+    rows: list[list[Any]] = [
+        ["messages sent / delivered", f"{fmt(m.get('messages_sent'))} / {fmt(m.get('messages_delivered'))}"],
+        ["messages affected (MTT above the pre-failure p99)",
+         f"{fmt(m.get('messages_affected'))} (pre-failure p99 {fmt(m.get('pre_failure_p99_ms'))} ms)"],
+        ["MTT mean / p50 / p99 (ms)", f"{fmt(m.get('mtt_mean_ms'))} / {fmt(m.get('mtt_p50_ms'))} / {fmt(m.get('mtt_p99_ms'))}"],
+        ["MMTT (ms)", fmt(m.get("mmtt_ms"))],
+        ["detection time (ms)", fmt(m.get("detection_time_ms"))],
+    ]
+    if model:
+        rows.append(["RFC timer model Σ min(RTO·2^i, RTO.max), i = 0…PMR (ms)",
+                     f"{fmt(model['model_ms'], 0)} (RTO {model['rto_at_failure_ms']} ms at the failure, "
+                     f"PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms); bound {fmt(model['bound_ms'], 0)}"])
+    rows.append(["failover time (ms)", fmt(m.get("failover_time_ms"))])
+    rows.append(["paths used", ", ".join(summary.get("paths_used") or []) or "–"])
+    return table(["metric", "value"], rows)
+
+
+# sysctl names that differ from the requested parameter's (requested ones end in _ms)
+SYSCTL_NAME = {"sack_delay": "sack_timeout"}
+ASSOCIATION_NAME = {"streams": "streams_out"}
+
+
+def params_table(params: dict[str, Any]) -> str:
+    """Requested against what the kernel had in force: sysctls and getsockopt, per endpoint."""
+    requested: dict[str, Any] = params.get("requested") or {}
+    sysctl: dict[str, dict[str, Any]] = params.get("sysctl") or {}
+    assoc: dict[str, dict[str, Any]] = params.get("association") or {}
+    endpoints = sorted(set(sysctl) | set(assoc))
+    rows = []
+    covered: set[str] = set()
+    for key, value in requested.items():
+        base = key.removesuffix("_ms")
+        sysctl_key = SYSCTL_NAME.get(base, base)
+        assoc_key = ASSOCIATION_NAME.get(key, key)
+        covered.add(assoc_key)
+        rows.append([key, "unset (kernel default)" if value is None else fmt(value)]
+                    + [fmt(sysctl.get(e, {}).get(sysctl_key)) for e in endpoints]
+                    + [fmt(assoc.get(e, {}).get(assoc_key)) for e in endpoints])
+    extra = sorted({k for e in endpoints for k in assoc.get(e, {})} - covered)
+    rows += [[k, "–"] + ["–" for _ in endpoints] + [fmt(assoc.get(e, {}).get(k)) for e in endpoints] for k in extra]
+    header = ["parameter", "requested"] + [f"sysctl {e}" for e in endpoints] + [f"association {e} (getsockopt)" for e in endpoints]
+    return table(header, rows)
+
+
+def events_table(run: folders.RunData) -> str:
+    timeline = [[e.get("kind"), e.get("target"), e.get("detail") or "", f"{e.get('at_ns', 0) / 1e9:.3f}",
+                 f"{e.get('lag_ns', 0) / 1e6:.2f}"] for e in run.summary.get("events") or []]
+    notes = [[f"{e['t_rel_ns'] / 1e9:.3f}" if e.get("t_rel_ns") is not None else "–", e["source"], e.get("path") or "–",
+              e.get("addr") or "–", e["kind"]] for e in run.path_events if e["source"] != "timeline"]
+    return ("<h3>Timeline</h3>" + table(["action", "target", "detail", "scheduled (s from t0)", "applied late by (ms)"], timeline, 3)
+            + "<h3>SCTP path notifications (SCTP_PEER_ADDR_CHANGE)</h3>"
+            + table(["time from t0 (s)", "endpoint", "path", "peer address", "state"], notes, 5))
+
+
+def versions_table(run: folders.RunData) -> str:
+    rows = [[f"guest {k}", v] for k, v in run.versions.items()] + [[f"host {k}", v] for k, v in run.host.items()]
+    return table(["component", "version"], rows, 2)
+
+
+def run_section(report: Report, run: folders.RunData, options: Options, heading: str = "h2") -> str:
+    s = run.summary
+    status = s.get("status", "unknown")
+    parts = [f"<p>Run <b>{esc(run.name)}</b>: status <b class={'muted' if status == 'ok' else 'warn'}>{esc(status)}</b>, "
+             f"repetition {esc(s.get('repetition'))}, seed {esc(s.get('seed'))}, run id {esc(s.get('run_id'))}. "
+             f"Folder <code>{esc(run.directory)}</code>.</p>"]
+    if s.get("error"):
+        parts.append(f"<p class=warn>error: {esc(s['error'])}</p>")
+    parts.append(f"<{heading}>Metrics</{heading}>" + metrics_table(s))
+    parts.append(f"<{heading}>Figures</{heading}>")
+    for f in figures.run_figures(run):
+        f.name = f"{run.name}-{f.name}"
+        parts.append(figure_html(report, f, options))
+    parts.append(f"<{heading}>Parameters: requested and read back from the kernel</{heading}>" + params_table(run.params))
+    parts.append(f"<{heading}>Events</{heading}>" + events_table(run))
+    parts.append(f"<{heading}>Versions</{heading}>" + versions_table(run))
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------- session
+
+
+def calibration_table(calibration: dict[str, Any] | None) -> str:
+    if not calibration:
+        return "<p class=muted>No calibration in this session (measure: {calibrate: true} adds one).</p>"
+    exceeded = {(m["path"], m["quantity"]) for m in calibration.get("exceeded") or []}
+    rows = [[m["path"], m["quantity"], fmt(m.get("configured"), 3), fmt(m.get("achieved"), 3),
+             fmt(m.get("error"), 4), "EXCEEDS" if (m["path"], m["quantity"]) in exceeded else "ok", m.get("note", "")]
+            for m in calibration.get("measurements") or []]
+    return (f"<p>Tolerance {fmt((calibration.get('tolerance') or 0) * 100, 1)} % (loss: binomial test).</p>"
+            + table(["path", "quantity", "configured", "achieved", "error", "verdict", "note"], rows, 2))
+
+
+def summary_table(summary: dict[str, Any]) -> str:
+    rows = [[k, fmt(v.get("mean")), fmt(v.get("ci95")), fmt(v.get("n"))] for k, v in summary.items()]
+    return table(["metric", "mean", "± 95% CI (Student's t)", "n"], rows)
+
+
+def runs_table(runs: list[folders.RunData]) -> str:
+    keys = ["detection_time_ms", "failover_time_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "messages_delivered"]
+    rows = [[r.name, r.summary.get("status"), r.summary.get("seed")] + [fmt((r.summary.get("metrics") or {}).get(k)) for k in keys]
+            for r in runs]
+    return table(["run", "status", "seed"] + keys, rows, 2)
+
+
+def session_report(session: folders.SessionData, options: Options) -> Report:
+    report = Report(f"sctpbench session {session.directory.name}")
+    b = report.body
+    if session.summary.get("error"):
+        b.append(f"<p class=warn>stopped: {esc(session.summary['error'])}</p>")
+    b.append("<h2>Across runs: mean ± 95% confidence interval</h2>" + summary_table(session.summary.get("summary") or {}))
+    b.append("<h2>Runs</h2>" + runs_table(session.runs))
+    if len(session.runs) > 1:
+        b.append(figure_html(report, figures.session_mtt_cdf(session), options))
+    b.append("<h2>Calibration</h2>" + calibration_table(session.calibration))
+    if session.experiment:
+        b.append(f"<details><summary>Experiment (resolved)</summary><pre>{esc(session.experiment)}</pre></details>")
+    b.append("<nav><ul>" + "".join(f'<li><a href="#{esc(r.name)}">{esc(r.name)}</a></li>' for r in session.runs) + "</ul></nav>")
+    for i, run in enumerate(session.runs):
+        # every run's figures are on the page; later runs start folded to keep it readable
+        b.append(f'<details id="{esc(run.name)}"{" open" if i == 0 else ""}><summary>{esc(run.name)}</summary>'
+                 f"{run_section(report, run, options, 'h3')}</details>")
+    return report
+
+
+# ---------------------------------------------------------------------------- campaign
+
+
+def configs_table(campaign: folders.CampaignData) -> str:
+    params = [f"param.{k}" for k in campaign.swept]
+    metrics = [k for k in METRIC_KEYS if any(f"{k}_mean" in c for c in campaign.configs)]
+
+    def cell(c: dict[str, Any], k: str) -> str:
+        mean, ci = c.get(f"{k}_mean"), c.get(f"{k}_ci95")
+        return f"{fmt(mean)} ± {fmt(ci)} (n={fmt(c.get(f'{k}_n'))})" if mean is not None else "–"
+
+    rows = [[c.get("config"), *[c.get(p) for p in params], *[cell(c, k) for k in metrics]] for c in campaign.configs]
+    return table(["configuration", *campaign.swept, *metrics], rows, 1 + len(params))
+
+
+def campaign_runs_table(campaign: folders.CampaignData) -> str:
+    keys = ["detection_time_ms", "failover_time_ms", "mtt_p50_ms", "mmtt_ms"]
+    rows = [[r.get("run_key"), r.get("config"), r.get("repetition"), r.get("seed"), r.get("status"),
+             *[fmt(r.get(k)) for k in keys], r.get("directory")] for r in campaign.runs]
+    return table(["run", "configuration", "repetition", "seed", "status", *keys, "folder"], rows, 2)
+
+
+def campaign_report(campaign: folders.CampaignData, options: Options) -> Report:
+    c = campaign.campaign
+    report = Report(f"sctpbench campaign {c.get('name') or campaign.directory.name}")
+    b = report.body
+    b.append(table(["", ""], [["experiment", c.get("experiment")], ["swept", ", ".join(campaign.swept) or "–"],
+                              ["runs", c.get("runs", len(campaign.runs))], ["budgets", c.get("budgets") or "–"]]))
+    b.append("<h2>Metrics against each swept parameter</h2>")
+    if not campaign.configs:
+        b.append("<p class=warn>configs.parquet is missing or empty: nothing to plot.</p>")
+    for key in campaign.swept if campaign.configs else []:
+        b.append(figure_html(report, figures.campaign_sweep(campaign.configs, campaign.runs, key, campaign.swept), options))
+    b.append("<h2>Configurations (mean ± 95% CI)</h2>" + configs_table(campaign))
+    b.append("<h2>Runs</h2>" + campaign_runs_table(campaign))
+    return report
+
+
+# ---------------------------------------------------------------------------- page
+
+
+def build(path: Path, options: Options = Options()) -> Report:
+    """The report of whatever results folder `path` is; raises folders.NotAResultsFolder otherwise."""
+    kind = folders.kind(path)
+    if kind == "campaign":
+        return campaign_report(folders.load_campaign(path), options)
+    if kind == "session":
+        return session_report(folders.load_session(path), options)
+    run = folders.load_run(path)
+    report = Report(f"sctpbench run {path.parent.name}/{path.name}")
+    report.body.append(run_section(report, run, options))
+    session = path.parent
+    if (session / "calibration.json").exists():
+        report.body.append("<h2>Calibration (session)</h2>" + calibration_table(folders.load_session(session).calibration))
+    return report
+
+
+def page(report: Report) -> str:
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{esc(report.title)}</title>"
+            f"<style>{STYLE}</style></head><body><h1>{esc(report.title)}</h1>"
+            f"<p class=muted>Made by sctpbench report on {stamp}. Times are from t0, when every endpoint was ready.</p>"
+            + "\n".join(report.body) + "</body></html>\n")
+
+
+def write_pngs(report: Report, directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for f in report.figures:
+        target = directory / f"{f.name}.png"
+        f.figure.savefig(target, dpi=PNG_DPI, format="png")
+        written.append(target)
+    return written
+
+
+def write(path: Path, out: Path | None = None, png_dir: Path | None = None, options: Options = Options()) -> tuple[Path, list[Path]]:
+    report = build(path, options)
+    target = out or path / "report.html"
+    target.write_text(page(report))
+    return target, write_pngs(report, png_dir) if png_dir else []
