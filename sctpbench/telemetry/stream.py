@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from sctpbench.telemetry import influx, points
 from sctpbench.telemetry.source import RunSource
@@ -94,7 +94,7 @@ class Sender:
         return ok
 
 
-def follow(run_dir: Path, target: influx.Target, stop: Any) -> dict[str, Any]:
+def follow(run_dir: Path, target: influx.Target, stop: Callable[[float], bool]) -> dict[str, Any]:
     """Stream until stop() says the run is over; then finish and reconcile."""
     ledger = Ledger(target, "live")
     w = influx.writer(target)
@@ -111,7 +111,6 @@ def follow(run_dir: Path, target: influx.Target, stop: Any) -> dict[str, Any]:
         complete &= sender.send(source.finish(), source.take_deliveries())
         if not complete:
             # One more try at the whole run: a point sent twice is the same point.
-            sender.backoff_until = 0.0
             retry = Ledger(target, "live")
             again = RunSource(run_dir)
             if Sender(w, retry, target.batch).send(again.poll() + again.finish()):
