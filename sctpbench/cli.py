@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="check from a run's captures that the emulator shaped as configured")
     verify.add_argument("run", type=Path, help="a run folder (plan.json) or a session folder (run-*/)")
     verify.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+    from sctpbench.campaign import command as campaign_command
+    campaign_command.add_parser(sub)
     return parser
 
 
@@ -182,6 +185,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
 
 
+def cmd_campaign(args: argparse.Namespace) -> int:
+    from sctpbench.campaign import command as campaign_command
+
+    return campaign_command.main(args)
+
+
 def _fmt(value: Any, unit: str = "") -> str:
     if value is None:
         return "-"
@@ -225,7 +234,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify}
+    handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify,
+                "campaign": cmd_campaign}
     try:
         return handlers[args.command](args)
     except SpecError as e:
