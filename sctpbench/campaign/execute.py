@@ -165,6 +165,8 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
     log = _Log(campaign_dir)
     log.write("campaign-start", runs=len(runs), done=outcome.skipped, todo=len(pending), parallel=parallel)
     progress(f"{len(runs)} runs: {outcome.skipped} already done, {len(pending)} to run, {parallel} at a time")
+    # A CI job's timeout sends SIGTERM: stop the workers' guests as on Ctrl-C.
+    previous_term = signal.signal(signal.SIGTERM, signal.default_int_handler)
     context = multiprocessing.get_context("spawn")  # fork is unsafe with pyarrow's threads
     active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]] = {}
     durations: list[float] = []
@@ -205,6 +207,7 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
         for _, run, _started in active.values():
             log.write("end", run_key=run.run_key, status="interrupted")
     finally:
+        signal.signal(signal.SIGTERM, previous_term)
         table.write(campaign_dir, runs, loaded.swept)
         log.write("campaign-end", ran=len(outcome.ran), failed=len(outcome.failed), interrupted=outcome.interrupted)
     return outcome
