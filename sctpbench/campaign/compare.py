@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -104,7 +105,9 @@ def p_value(new: list[float], base: list[float], test: Test) -> float | None:
         return None
     if np.std(new) == 0 and np.std(base) == 0:  # the t statistic is undefined; the answer is not
         return 1.0 if np.mean(new) == np.mean(base) else 0.0
-    return float(stats.ttest_ind(new, base, equal_var=False).pvalue)
+    with warnings.catch_warnings():  # near-identical samples warn about precision; the p-value is still right
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(stats.ttest_ind(new, base, equal_var=False).pvalue)
 
 
 def judge(config: str, metric: str, new: list[float], base: list[float], test: Test, alpha: float, min_effect: float) -> Change:

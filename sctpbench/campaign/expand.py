@@ -81,7 +81,9 @@ def _experiment(loaded: Loaded, config: Configuration) -> Experiment:
         message = str(e)
         for loc, text in overrides:
             if message.startswith(f"--set {text}:"):
-                raise SpecError(f"{loaded.where(*loc)}: {'.'.join(loc)}: {message.removeprefix(f'--set {text}: ')}"
+                key = text.partition("=")[0]
+                detail = message.removeprefix(f"--set {text}: ").removeprefix(f"{key}: ")
+                raise SpecError(f"{loaded.where(*loc)}: {'.'.join(loc)}: {detail}"
                                 f" (configuration {config.label})") from None
         raise SpecError(f"{loaded.file}: configuration {config.label}: {message}") from None
     return experiment

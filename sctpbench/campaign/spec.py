@@ -62,7 +62,10 @@ class Budget(_Model):
     def _one_limit(self) -> "Budget":
         if (self.max is None) == (self.min is None):
             raise ValueError("a budget needs max: or min: (one of them)")
-        _metric_value(self.metric, self.limit_text)
+        try:
+            _metric_value(self.metric, self.limit_text)
+        except ValueError as e:
+            raise ValueError(f"{'max' if self.max is not None else 'min'}: {e}") from None
         return self
 
     @property
