@@ -98,9 +98,10 @@ def _print_configs(folder: Path) -> None:
         print(f"  {r['config']}  (ok {r['runs_ok']}, failed {r['runs_failed']})\n      {figures}")
     if info.get("budgets"):
         result = compare.compare(folder, folder)  # budgets only; the same campaign has no change
-        for b in result.budgets:
+        print(f"budgets: {len(result.budgets) - len(result.over_budget)} of {len(result.budgets)} met")
+        for b in result.over_budget:
             value = "no value" if b.value is None else f"{b.value:.1f}"
-            print(f"  budget {'ok  ' if b.ok else 'OVER'}  {b.config}: {b.label}: {value} (n {b.n})")
+            print(f"  OVER  {b.config}: {b.label}: {value} (n {b.n})")
 
 
 def _fraction(text: str) -> float:
