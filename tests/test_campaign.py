@@ -230,3 +230,28 @@ def test_dry_run_lists_the_runs_in_order(tmp_path: Path) -> None:
 def test_a_configuration_label_is_its_swept_values_as_written() -> None:
     c = Configuration((("sctp.rto_min", "200ms"), ("sctp.pf_enable", spec.as_written(True))))
     assert c.label == "sctp.rto_min=200ms sctp.pf_enable=true" and len(c.key) == 10
+
+
+def test_campaign_yaml_is_the_resolved_campaign_and_loads_to_the_same_runs(tmp_path: Path) -> None:
+    from sctpbench.campaign import execute
+
+    path = _campaign(tmp_path, """
+name: resolved
+experiment: base.yaml
+sweep:
+  sctp.path_max_retrans: {from: 1, to: 2, step: 1}
+  zip: {sctp.rto_min: [100ms, 200ms], sctp.rto_initial: [100ms, 200ms]}
+repetitions: 2
+budgets: [{metric: failover_time_ms, stat: p95, max: 1s}]
+""")
+    loaded = spec.load(path, ["sctp.rto_max=500ms"])
+    runs = expand.runs(loaded)
+    folder = tmp_path / "out" / "resolved"
+    execute.describe(folder, loaded, runs)
+    again = expand.runs(spec.load(folder / "campaign.yaml"))
+    assert [(r.run_key, r.config.label) for r in again] == [(r.run_key, r.config.label) for r in runs]
+    info = json.loads((folder / "campaign.json").read_text())
+    assert info["name"] == "resolved" and info["runs"] == 8 and info["configurations"] == 4
+    assert info["swept"] == ["sctp.path_max_retrans", "sctp.rto_min", "sctp.rto_initial"]
+    assert info["budgets"][0]["max"] == 1000.0 and info["budgets"][0]["stat"] == "p95"
+    assert info["experiment"] == str(tmp_path / "base.yaml")
