@@ -73,7 +73,6 @@ def main() -> None:
         load = os.getloadavg()[0]
         with tempfile.TemporaryDirectory(prefix="sctpbench-bench-") as out:
             folder = Path(out) / (loaded.campaign.name or "campaign")
-            execute.describe(folder, loaded, runs)
             started = time.monotonic()
             outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), lambda s: None, p)
             wall = time.monotonic() - started

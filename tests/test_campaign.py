@@ -255,3 +255,13 @@ budgets: [{metric: failover_time_ms, stat: p95, max: 1s}]
     assert info["swept"] == ["sctp.path_max_retrans", "sctp.rto_min", "sctp.rto_initial"]
     assert info["budgets"][0]["max"] == 1000.0 and info["budgets"][0]["stat"] == "p95"
     assert info["experiment"] == str(tmp_path / "base.yaml")
+
+
+def test_one_campaign_run_per_folder(tmp_path: Path) -> None:
+    from sctpbench.campaign import execute
+
+    held = execute._lock(tmp_path / "c")
+    with pytest.raises(SpecError, match="another `sctpbench campaign run` is running in this folder"):
+        execute._lock(tmp_path / "c")
+    held.close()
+    execute._lock(tmp_path / "c").close()

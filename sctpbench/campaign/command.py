@@ -71,7 +71,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"sctpbench: {agent.detail}", file=sys.stderr)
         return EXIT_FAILED
     progress = lambda s: print(f"{loaded.campaign.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
-    execute.describe(folder, loaded, runs)
     progress(f"backend {backend}, results in {folder}")
     outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel, args.max_runs)
     _print_configs(folder)

@@ -13,6 +13,7 @@ guest down (as `sctpbench run` does) and records the run as interrupted.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -33,6 +34,7 @@ from sctpbench import __version__
 from sctpbench.campaign import table
 from sctpbench.campaign.expand import Run
 from sctpbench.campaign.spec import Loaded
+from sctpbench.testbed.errors import SpecError
 from sctpbench.testbed.spec import Experiment
 
 Progress = Callable[[str], None]
@@ -155,6 +157,18 @@ def _set_aside(campaign_dir: Path, run: Run) -> None:
     shutil.move(str(folder), attempts / f"{run.run_key}-{n}")
 
 
+def _lock(campaign_dir: Path) -> Any:
+    """One `campaign run` per folder: two would start the same missing runs."""
+    campaign_dir.mkdir(parents=True, exist_ok=True)
+    handle = open(campaign_dir / ".lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise SpecError(f"{campaign_dir}: another `sctpbench campaign run` is running in this folder") from None
+    return handle
+
+
 def _eta(durations: list[float], remaining: int, running: int, parallel: int) -> str:
     if not durations:
         return "?"
@@ -166,6 +180,8 @@ def _eta(durations: list[float], remaining: int, running: int, parallel: int) ->
 def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, agent: Path, progress: Progress,
             parallel: int = DEFAULT_PARALLEL, max_runs: int | None = None) -> Outcome:
     """Run what is missing, `parallel` at a time, in the campaign's order; tables kept current."""
+    lock = _lock(campaign_dir)
+    describe(campaign_dir, loaded, runs)
     outcome = Outcome()
     pending = []
     for run in runs:
@@ -224,6 +240,7 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
         signal.signal(signal.SIGTERM, previous_term)
         table.write(campaign_dir, runs, loaded.swept)
         log.write("campaign-end", ran=len(outcome.ran), failed=len(outcome.failed), interrupted=outcome.interrupted)
+        lock.close()
     return outcome
 
 
