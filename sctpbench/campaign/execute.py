@@ -107,8 +107,11 @@ class Outcome:
     left: int = 0  # not run (interrupted or --max-runs)
 
 
-def _work(experiment: Experiment, repetition: int, directory: Path, backend: str, agent: Path) -> None:
-    """A worker process: one run, its progress and any crash kept in the run folder."""
+def _work(experiment: Experiment, repetition: int, directory: Path, backend: str, agent: Path, stopping: Any) -> None:
+    """A worker process: one run, its progress and any crash kept in the run folder.
+
+    It starts with SIGINT ignored (see _start) and takes it from here on; a stop that came
+    before that is seen in `stopping`, set before any SIGINT is sent."""
     os.setpgrp()  # a terminal's Ctrl-C reaches only the parent, which stops each worker once
 
     def stop(signum: int, frame: Any) -> None:
@@ -119,6 +122,8 @@ def _work(experiment: Experiment, repetition: int, directory: Path, backend: str
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
+    if stopping.is_set():
+        sys.exit(130)
     from sctpbench.testbed import runner
 
     directory.mkdir(parents=True)
@@ -198,6 +203,7 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
     # A CI job's timeout sends SIGTERM: stop the workers' guests as on Ctrl-C.
     previous_term = signal.signal(signal.SIGTERM, signal.default_int_handler)
     context = multiprocessing.get_context("spawn")  # fork is unsafe with pyarrow's threads
+    stopping = context.Event()
     active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]] = {}
     durations: list[float] = []
     queue = list(pending)
@@ -207,15 +213,14 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
                 run = queue.pop(0)
                 _set_aside(campaign_dir, run)
                 (campaign_dir / "runs").mkdir(exist_ok=True)
-                p = context.Process(target=_work, args=(run.experiment, run.repetition, run_dir(campaign_dir, run), backend, agent),
-                                    name=f"sctpbench-run-{run.run_key}", daemon=False)
-                p.start()
+                p = _start(context, run, run_dir(campaign_dir, run), backend, agent, stopping)
                 active[p.sentinel] = (p, run, time.monotonic())
                 log.write("start", run_key=run.run_key, config=run.config.label, repetition=run.repetition, pid=p.pid)
             ready = multiprocessing.connection.wait(list(active), timeout=30)
             for sentinel in ready:
                 p, run, started = active.pop(sentinel)  # type: ignore[index]
                 p.join()
+                _kill_guest(run, p.pid)
                 seconds = time.monotonic() - started
                 durations.append(seconds)
                 summary = table.run_summary(run_dir(campaign_dir, run))
@@ -233,7 +238,7 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
     except KeyboardInterrupt:
         outcome.interrupted = True
         outcome.left += len(queue) + len(active)
-        _stop(active, progress)
+        _stop(active, stopping, progress)
         for _, run, _started in active.values():
             log.write("end", run_key=run.run_key, status="interrupted")
     finally:
@@ -244,8 +249,24 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
     return outcome
 
 
-def _kill_guest(umid_arg: str) -> None:
-    """The uml backend names its guest sb-<run id>-<worker pid> and starts it in its own session."""
+def _start(context: Any, run: Run, directory: Path, backend: str, agent: Path, stopping: Any) -> Any:
+    # The worker starts with SIGINT ignored: an interrupt while it is still starting up
+    # would otherwise end it with a traceback before it can take the signal itself.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        p = context.Process(target=_work, args=(run.experiment, run.repetition, directory, backend, agent, stopping),
+                            name=f"sctpbench-run-{run.run_key}", daemon=False)
+        p.start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return p
+
+
+def _kill_guest(run: Run, worker_pid: int | None) -> None:
+    """A guest that outlived its worker (an interrupt can land while the guest is being
+    started, before the backend holds it): the uml backend names it sb-<run id>-<worker
+    pid> and starts it in its own session."""
+    umid_arg = f"umid=sb-{run.run_key[:8]}-{worker_pid}"
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
@@ -260,11 +281,12 @@ def _kill_guest(umid_arg: str) -> None:
                 pass
 
 
-def _stop(active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]], progress: Progress) -> None:
+def _stop(active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]], stopping: Any, progress: Progress) -> None:
     """One SIGINT to every worker; wait for each guest's teardown; kill only a hung worker."""
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not abandon the workers
     try:
         progress(f"interrupted: stopping {len(active)} running run(s)")
+        stopping.set()
         for p, _, _ in active.values():
             if p.pid is not None and p.is_alive():
                 os.kill(p.pid, signal.SIGINT)
@@ -275,6 +297,6 @@ def _stop(active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, floa
                 progress(f"{run.run_key}: the worker did not stop; killing it and its guest")
                 p.kill()
                 p.join()
-                _kill_guest(f"umid=sb-{run.run_key[:8]}-{p.pid}")
+            _kill_guest(run, p.pid)
     finally:
         signal.signal(signal.SIGINT, previous)
