@@ -90,7 +90,6 @@ class Adjust(_Model):
     set: dict[str, Any] = Field(min_length=1)
 
 
-
 class Campaign(_Model):
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
     description: str = ""
