@@ -1,4 +1,5 @@
-"""The `sctpbench` command: run, plan, check, verify, trace, report, push, influx, dashboards.
+"""The `sctpbench` command: run, plan, check, verify, trace, campaign, report, push,
+influx, dashboards.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
 was built), 130 interrupted.
@@ -77,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("path", type=Path, help="a run, session or campaign folder")
     report.add_argument("--out", type=Path, help="HTML file to write (default: PATH/report.html)")
     report.add_argument("--png", type=Path, metavar="DIR", help="also write every figure as a PNG into DIR")
+    from sctpbench.campaign import command as campaign_command
+    campaign_command.add_parser(sub)
     return parser
 
 
@@ -309,6 +312,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     print(f"report: {page}" + (f" ({len(pngs)} PNG in {args.png})" if args.png else ""))
     return EXIT_OK
+def cmd_campaign(args: argparse.Namespace) -> int:
+    from sctpbench.campaign import command as campaign_command
+
+    return campaign_command.main(args)
 
 
 def _fmt(value: Any, unit: str = "") -> str:
@@ -365,7 +372,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify,
-                "push": cmd_push, "influx": cmd_influx, "dashboards": cmd_dashboards, "report": cmd_report}
+                "push": cmd_push, "influx": cmd_influx, "dashboards": cmd_dashboards, "report": cmd_report,
+                "campaign": cmd_campaign}
     try:
         return handlers[args.command](args)
     except SpecError as e:

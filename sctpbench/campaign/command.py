@@ -1,0 +1,132 @@
+"""`sctpbench campaign run|compare`: argument handling and output, for cli.py."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from sctpbench.campaign import expand, spec
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from sctpbench.campaign.execute import DEFAULT_PARALLEL
+
+    campaign = sub.add_parser("campaign", help="sweep parameters × repetitions; compare with a baseline")
+    csub = campaign.add_subparsers(dest="campaign_command", required=True)
+    run = csub.add_parser("run", help="run a campaign's missing runs (re-running the same command resumes)")
+    run.add_argument("file", type=Path)
+    run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a dotted key of the experiment for every run (joins the campaign's set:)")
+    run.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: ./results)")
+    run.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL,
+                     help=f"guests at once (default {DEFAULT_PARALLEL}, measured by bench/campaign_throughput.py)")
+    run.add_argument("--max-runs", type=int, help="run at most this many of the missing runs, then stop")
+    run.add_argument("--dry-run", action="store_true", help="list the runs in order, with what is already done")
+    run.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
+    compare = csub.add_parser("compare", help="compare a campaign with a baseline; exit 1 on regression")
+    compare.add_argument("new", type=Path, help="campaign folder (or its campaign.parquet)")
+    compare.add_argument("baseline", type=Path)
+    compare.add_argument("--metrics", default=None, help="comma-separated (default: failover_time_ms,detection_time_ms,mtt_p50_ms,mmtt_ms)")
+    compare.add_argument("--test", choices=["welch", "mannwhitney"], default="welch")
+    compare.add_argument("--alpha", type=float, default=0.05)
+    compare.add_argument("--min-effect", default="10%", help="minimum relative change of the mean (default 10%%)")
+    compare.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML (one test case per configuration × metric and budget)")
+    compare.add_argument("--all", action="store_true", help="print unchanged metrics too")
+
+
+def _positive(name: str, value: int | None) -> None:
+    if value is not None and value < 1:
+        from sctpbench.testbed.errors import SpecError
+
+        raise SpecError(f"{name} {value}: allowed: a whole number from 1")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from sctpbench.campaign import execute
+    from sctpbench.testbed import capabilities
+
+    _positive("--parallel", args.parallel)
+    _positive("--max-runs", args.max_runs)
+    loaded = spec.load(args.file, args.overrides)
+    runs = expand.runs(loaded)  # every configuration and plan is valid before anything is built
+    folder = execute.directory(args.out, loaded.campaign.name or "campaign")
+    if args.dry_run:
+        for i, run in enumerate(runs, 1):
+            state = "done" if execute.is_done(folder, run) else "todo"
+            print(f"{i:4d}  {run.run_key}  {state}  rep {run.repetition}  seed {run.seed}  {run.config.label}")
+        configs = len({r.config.key for r in runs})
+        print(f"{len(runs)} runs ({configs} configurations × {len(runs) // max(1, configs)} repetitions), "
+              f"{sum(execute.is_done(folder, r) for r in runs)} done; folder {folder}")
+        return EXIT_OK
+    backend, why = capabilities.choose_backend(args.backend)
+    if backend is None:
+        print(f"sctpbench: {why}", file=sys.stderr)
+        return EXIT_FAILED
+    agent = capabilities.agent()
+    if not agent.ok:
+        print(f"sctpbench: {agent.detail}", file=sys.stderr)
+        return EXIT_FAILED
+    progress = lambda s: print(f"{loaded.campaign.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
+    progress(f"backend {backend}, results in {folder}")
+    outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel, args.max_runs)
+    _print_configs(folder)
+    print(f"ran {len(outcome.ran)} ({len(outcome.failed)} failed), {outcome.skipped} were already done, {outcome.left} left; "
+          f"tables: {folder / 'campaign.parquet'}, {folder / 'configs.parquet'}")
+    if outcome.interrupted:
+        print("interrupted: run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def _print_configs(folder: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from sctpbench.campaign import compare
+
+    rows = pq.read_table(folder / "configs.parquet").to_pylist()
+    info = json.loads((folder / "campaign.json").read_text())
+    shown = ["failover_time_ms", "detection_time_ms", "mtt_p50_ms", "mmtt_ms"]
+    print("per configuration, mean ± 95% CI (ms) over ok runs:")
+    for r in rows:
+        figures = "  ".join(f"{k.removesuffix('_ms')} {r[k + '_mean']:.1f}" + (f" ± {r[k + '_ci95']:.1f}" if r[k + '_ci95'] is not None else "")
+                            if r[k + "_mean"] is not None else f"{k.removesuffix('_ms')} -" for k in shown)
+        print(f"  {r['config']}  (ok {r['runs_ok']}, failed {r['runs_failed']})\n      {figures}")
+    if info.get("budgets"):
+        result = compare.compare(folder, folder)  # budgets only; the same campaign has no change
+        print(f"budgets: {len(result.budgets) - len(result.over_budget)} of {len(result.budgets)} met")
+        for b in result.over_budget:
+            value = "no value" if b.value is None else f"{b.value:.1f}"
+            print(f"  OVER  {b.config}: {b.label}: {value} (n {b.n})")
+
+
+def _fraction(text: str) -> float:
+    from sctpbench.testbed import units
+
+    try:
+        return units.parse_percent(text) / 100
+    except ValueError as e:
+        from sctpbench.testbed.errors import SpecError
+
+        raise SpecError(f"--min-effect {text}: {e}") from None
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from sctpbench.campaign import compare, junit
+    from sctpbench.testbed.errors import SpecError
+
+    if not 0 < args.alpha < 1:
+        raise SpecError(f"--alpha {args.alpha}: allowed: a probability between 0 and 1 (e.g. 0.05)")
+    metric_names = args.metrics.split(",") if args.metrics else compare.DEFAULT_METRICS
+    result = compare.compare(args.new, args.baseline, metric_names, args.test, args.alpha, _fraction(args.min_effect))
+    sys.stdout.write(compare.render(result, args.all))
+    if args.junit:
+        junit.write(args.junit, f"sctpbench campaign {result.new_name} vs baseline {result.base_name}", compare.junit_cases(result))
+    return EXIT_FAILED if result.failed else EXIT_OK
+
+
+def main(args: argparse.Namespace) -> int:
+    return {"run": cmd_run, "compare": cmd_compare}[args.campaign_command](args)

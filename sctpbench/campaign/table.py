@@ -1,0 +1,113 @@
+"""The campaign's tables, Parquet files that pandas and duckdb open directly.
+
+campaign.parquet: one row per finished run (ok or failed): run_key, config_key, config,
+  repetition, seed, status, error, param.<dotted key> (the value as written, a string),
+  one float column per metrics.METRIC_KEYS name (null when absent), directory (relative
+  to the campaign folder).
+configs.parquet: one row per configuration over its ok runs: config_key, config,
+  param.<key>, runs_ok, runs_failed, and <metric>_mean, <metric>_ci95, <metric>_n
+  (mean and 95% confidence half-width, Student's t).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sctpbench.campaign.expand import Run
+from sctpbench.testbed import metrics
+
+RUNS_FILE = "campaign.parquet"
+CONFIGS_FILE = "configs.parquet"
+
+
+def run_summary(run_dir: Path) -> dict[str, Any] | None:
+    """A run folder's summary.json, or None when the run never got that far."""
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return summary if isinstance(summary, dict) and summary.get("status") else None
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def rows(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[str, Any]]:
+    out = []
+    for run in sorted(runs, key=lambda r: (r.config.label, r.repetition)):
+        directory = Path("runs") / run.run_key
+        summary = run_summary(campaign_dir / directory)
+        if summary is None:
+            continue
+        values = dict(run.config.params)
+        row: dict[str, Any] = {
+            "run_key": run.run_key, "config_key": run.config.key, "config": run.config.label,
+            "repetition": run.repetition, "seed": run.seed, "status": summary["status"], "error": summary.get("error"),
+        }
+        row |= {f"param.{k}": values.get(k) for k in swept}
+        row |= {k: _float(summary.get("metrics", {}).get(k)) for k in metrics.METRIC_KEYS}
+        row["directory"] = str(directory)
+        out.append(row)
+    return out
+
+
+def _schema(swept: list[str]) -> pa.Schema:
+    fields = [("run_key", pa.string()), ("config_key", pa.string()), ("config", pa.string()),
+              ("repetition", pa.int64()), ("seed", pa.int64()), ("status", pa.string()), ("error", pa.string())]
+    fields += [(f"param.{k}", pa.string()) for k in swept]
+    fields += [(k, pa.float64()) for k in metrics.METRIC_KEYS]
+    fields += [("directory", pa.string())]
+    return pa.schema(fields)
+
+
+def config_rows(run_rows: list[dict[str, Any]], swept: list[str]) -> list[dict[str, Any]]:
+    by_config: dict[str, list[dict[str, Any]]] = {}
+    for row in run_rows:
+        by_config.setdefault(row["config_key"], []).append(row)
+    out = []
+    for key, group in by_config.items():
+        ok = [r for r in group if r["status"] == "ok"]
+        row: dict[str, Any] = {"config_key": key, "config": group[0]["config"]}
+        row |= {f"param.{k}": group[0][f"param.{k}"] for k in swept}
+        row |= {"runs_ok": len(ok), "runs_failed": len(group) - len(ok)}
+        for metric in metrics.METRIC_KEYS:
+            s = metrics.mean_ci95([r[metric] for r in ok])
+            row |= {f"{metric}_mean": s["mean"], f"{metric}_ci95": s["ci95"], f"{metric}_n": s["n"]}
+        out.append(row)
+    return sorted(out, key=lambda r: r["config"])
+
+
+def _config_schema(swept: list[str]) -> pa.Schema:
+    fields = [("config_key", pa.string()), ("config", pa.string())]
+    fields += [(f"param.{k}", pa.string()) for k in swept]
+    fields += [("runs_ok", pa.int64()), ("runs_failed", pa.int64())]
+    for metric in metrics.METRIC_KEYS:
+        fields += [(f"{metric}_mean", pa.float64()), (f"{metric}_ci95", pa.float64()), (f"{metric}_n", pa.int64())]
+    return pa.schema(fields)
+
+
+def _write(path: Path, records: list[dict[str, Any]], schema: pa.Schema) -> None:
+    # Written beside and renamed, so a reader (or a report) never sees half a file.
+    tmp = path.with_suffix(".parquet.tmp")
+    pq.write_table(pa.Table.from_pylist(records, schema=schema), tmp)
+    tmp.replace(path)
+
+
+def write(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[str, Any]]:
+    """Both tables from the run folders as they are now; returns the run rows."""
+    run_rows = rows(campaign_dir, runs, swept)
+    _write(campaign_dir / RUNS_FILE, run_rows, _schema(swept))
+    _write(campaign_dir / CONFIGS_FILE, config_rows(run_rows, swept), _config_schema(swept))
+    return run_rows
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    """campaign.parquet's rows, from the file or its campaign folder."""
+    file = path / RUNS_FILE if path.is_dir() else path
+    return pq.read_table(file).to_pylist()
