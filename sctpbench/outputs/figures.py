@@ -217,6 +217,8 @@ def campaign_sweep(configs: list[dict], runs: list[dict], key: str, swept: list[
             ax.errorbar(s.x, s.mean, yerr=s.ci95, color=colour, marker="o", capsize=4, label=s.label or None, zorder=3)
         if sw.ticks:
             ax.set_xticks(range(len(sw.ticks)), sw.ticks)
+        else:  # swept values only: no 1.2, 1.4 … between Path.Max.Retrans 1 and 2
+            ax.set_xticks(sorted({x for s in sw.series for x in s.x}))
         if not sw.series:
             _empty(ax, metric)
         ax.set_xlabel(f"{key} ({sw.unit})" if sw.unit else key)

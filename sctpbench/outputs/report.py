@@ -257,7 +257,7 @@ def campaign_report(campaign: folders.CampaignData, options: Options) -> Report:
     report = Report(f"sctpbench campaign {c.get('name') or campaign.directory.name}")
     b = report.body
     b.append(table(["", ""], [["experiment", c.get("experiment")], ["swept", ", ".join(campaign.swept) or "–"],
-                              ["runs", c.get("runs", len(campaign.runs))], ["budgets", c.get("budgets") or "–"]]))
+                              ["runs", c.get("runs", len(campaign.runs))], ["budgets", "; ".join(b.get("label", str(b)) for b in c.get("budgets") or []) or "–"]]))
     b.append("<h2>Metrics against each swept parameter</h2>")
     if not campaign.configs:
         b.append("<p class=warn>configs.parquet is missing or empty: nothing to plot.</p>")
