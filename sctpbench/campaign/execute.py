@@ -41,7 +41,7 @@ Progress = Callable[[str], None]
 
 # Guests at once by default, from bench/campaign_throughput.py on a 2-CPU host (README,
 # "Campaigns"): a failover run keeps about half a CPU busy, and 3 guests kept the serial
-# timing (fail lag max 27 ms, MTT p50 error max 0.28 ms) while 4 did not (98 ms, 4.1 ms).
+# timing (fail lag max 19 ms against 16.5 serial) while 4 did not (42 ms; 98 ms under load).
 DEFAULT_PARALLEL = (os.cpu_count() or 1) + 1
 STOP_GRACE_S = 60.0  # a worker's guest teardown takes seconds; wait this long before killing it
 LOG_FILE = "runs.jsonl"
