@@ -236,3 +236,9 @@ def test_influx_start_stop_from_the_command_line(tmp_path: Path, capsys: pytest.
 def test_a_bad_influx_url_on_the_command_line_stops_before_anything_is_built(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["run", str(EXAMPLES / "failover.yaml"), "--influx", "ftp://127.0.0.1:8086"]) == 2
     assert "influx.url" in capsys.readouterr().err
+
+
+def test_a_v1_database_dropped_or_never_created_is_created_on_write(influxd: server.LocalServer) -> None:
+    target = influx.Target(url=influxd.url, database="made_on_write")
+    influx.writer(target).write(["m,a=b v=1i 1000000000"])
+    assert influx.query(target, 'SELECT count("v") FROM "m"')[0]["values"][0][1] == 1

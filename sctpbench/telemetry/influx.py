@@ -108,7 +108,12 @@ class V1Writer:
             self.params["rp"] = target.retention_policy
 
     def write(self, lines: list[str]) -> None:
-        status, body = _request(self.target, "/write", self.params, "\n".join(lines).encode())
+        data = "\n".join(lines).encode()
+        status, body = _request(self.target, "/write", self.params, data)
+        if status == 404 and b"database not found" in body:
+            # A server that was down when the run began, or was started afresh since.
+            ensure_database(self.target)
+            status, body = _request(self.target, "/write", self.params, data)
         if status != 204:
             raise WriteError(f"{self.target.url}/write: HTTP {status}: {body.decode(errors='replace').strip()[:300]}")
 
