@@ -149,13 +149,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     experiment = _load(args)
     for repetition in range(1, experiment.repeat + 1):
         planning.build(experiment, repetition, "agent")  # every plan is valid before anything is built
-    backend, why = capabilities.choose_backend(args.backend)
+    backend, why = capabilities.runnable(args.backend)
     if backend is None:
         print(f"sctpbench: {why}", file=sys.stderr)
-        return EXIT_FAILED
-    agent = capabilities.agent()
-    if not agent.ok:
-        print(f"sctpbench: {agent.detail}", file=sys.stderr)
         return EXIT_FAILED
     progress = lambda s: print(f"{experiment.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
     progress(f"backend {backend}, {experiment.repeat} run(s), results in {args.out}")

@@ -62,13 +62,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{len(runs)} runs ({configs} configurations × {len(runs) // max(1, configs)} repetitions), "
               f"{sum(execute.is_done(folder, r) for r in runs)} done; folder {folder}")
         return EXIT_OK
-    backend, why = capabilities.choose_backend(args.backend)
+    backend, why = capabilities.runnable(args.backend)
     if backend is None:
         print(f"sctpbench: {why}", file=sys.stderr)
-        return EXIT_FAILED
-    agent = capabilities.agent()
-    if not agent.ok:
-        print(f"sctpbench: {agent.detail}", file=sys.stderr)
         return EXIT_FAILED
     progress = lambda s: print(f"{loaded.campaign.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
     progress(f"backend {backend}, results in {folder}")

@@ -205,14 +205,8 @@ def _describe(error: dict[str, Any], source: Any) -> str:
         detail = f"unknown key; allowed: {', '.join(model.model_fields)}"
     elif kind == "missing":
         detail = "required key is missing"
-    elif kind == "value_error":
-        detail = str(error["ctx"]["error"])
-    elif kind == "literal_error":
-        detail = f"{error['input']!r} is not allowed; allowed: {error['ctx']['expected']}"
-    elif kind == "string_pattern_mismatch":
-        detail = f"{error['input']!r} is not a valid name; allowed: letters, digits, _ . - (starting with a letter or digit)"
     else:
-        detail = f"{error['msg']} (got {error['input']!r})"
+        detail = experiment_spec.value_detail(error, "letters, digits, _ . - (starting with a letter or digit)")
     return f"{source.where(loc)}: {key}: {detail}"
 
 

@@ -85,3 +85,12 @@ def _why(checks: list[Check]) -> str:
 
 def _which(cmd: str) -> bool:
     return any((Path(d) / cmd).exists() for d in os.environ.get("PATH", "/usr/sbin:/usr/bin").split(":"))
+
+
+def runnable(requested: str) -> tuple[str | None, str]:
+    """The backend a run would use, or None and why nothing can run (no backend, no agent)."""
+    backend, why = choose_backend(requested)
+    if backend is None:
+        return None, why
+    built = agent()
+    return (backend, "") if built.ok else (None, built.detail)

@@ -505,15 +505,21 @@ def _describe(error: dict[str, Any], source: Source) -> str:
         model = _model_at(tuple(error["loc"]))
         if model is not None:
             detail += f" (a mapping with keys {', '.join(model.model_fields)})"
-    elif kind == "value_error":
-        detail = str(error["ctx"]["error"])
-    elif kind == "string_pattern_mismatch":
-        detail = f"{error['input']!r} is not a valid name; allowed: {NAME_HELP}"
-    elif kind == "literal_error":
-        detail = f"{error['input']!r} is not allowed; allowed: {error['ctx']['expected']}"
     else:
-        detail = f"{error['msg']} (got {error['input']!r})"
+        detail = value_detail(error, NAME_HELP)
     return f"{source.where(loc)}: {key}: {detail}"
+
+
+def value_detail(error: dict[str, Any], name_help: str) -> str:
+    """What is wrong with a value (rather than a key), worded alike for every file."""
+    kind = error["type"]
+    if kind == "value_error":
+        return str(error["ctx"]["error"])
+    if kind == "string_pattern_mismatch":
+        return f"{error['input']!r} is not a valid name; allowed: {name_help}"
+    if kind == "literal_error":
+        return f"{error['input']!r} is not allowed; allowed: {error['ctx']['expected']}"
+    return f"{error['msg']} (got {error['input']!r})"
 
 
 def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
