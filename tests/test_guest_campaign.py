@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from guest_processes import guests
 from sctpbench.campaign import expand, spec, table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,17 +23,7 @@ pytestmark = pytest.mark.guest
 
 def _guests() -> set[int]:
     """This campaign's guests (umid sb-<run key>-<pid>): other guests may run beside the test."""
-    keys = [f"umid=sb-{r.run_key[:8]}-".encode() for r in expand.runs(spec.load(TINY))]
-    pids = set()
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmdline = (proc / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"linux.uml" in cmdline and any(k in cmdline for k in keys):
-                pids.add(int(proc.name))
-    return pids
+    return guests(tuple(f"umid=sb-{r.run_key[:8]}-".encode() for r in expand.runs(spec.load(TINY))))
 
 
 def _campaign(*args: str) -> list[str]:

@@ -11,21 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from guest_processes import guests
+
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest
-
-
-def _guests() -> set[int]:
-    pids = set()
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmdline = (proc / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"linux.uml" in cmdline and b"umid=sb-" in cmdline:
-                pids.add(int(proc.name))
-    return pids
 
 
 def _uml_dirs() -> set[str]:
@@ -33,7 +22,7 @@ def _uml_dirs() -> set[str]:
 
 
 def test_ctrl_c_mid_run_tears_everything_down_and_keeps_the_records(tmp_path: Path) -> None:
-    guests_before, dirs_before = _guests(), _uml_dirs()
+    guests_before, dirs_before = guests(), _uml_dirs()
     proc = subprocess.Popen(
         [sys.executable, "-m", "sctpbench.cli", "run", str(ROOT / "examples/failover.yaml"), "--out", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -48,7 +37,7 @@ def test_ctrl_c_mid_run_tears_everything_down_and_keeps_the_records(tmp_path: Pa
     stdout, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130
     time.sleep(0.5)
-    assert _guests() <= guests_before
+    assert guests() <= guests_before
     assert _uml_dirs() <= dirs_before
     run_dir = next(tmp_path.glob("failover-*/run-001"))
     backend = json.loads((run_dir / "backend.json").read_text())
