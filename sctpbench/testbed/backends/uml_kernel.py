@@ -18,6 +18,7 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 FRAGMENT = PROJECT_ROOT / "kernel" / "uml.config"
 BUILD_SCRIPT = PROJECT_ROOT / "scripts" / "build-kernel"
+PATCHES = PROJECT_ROOT / "kernel" / "patches"
 DEBIAN_LINUX_UML = Path("/usr/bin/linux.uml")
 DEBIAN_MODULES = Path("/usr/lib/uml/modules")
 
@@ -47,11 +48,13 @@ def cache_root() -> Path:
 
 
 def build_key() -> str | None:
-    """sha256 over the source package's version, the fragment and the build script, as the script does."""
+    """sha256 over the source package's version, the fragment, the build script and the
+    patches (in the shell's glob order), as the script computes it."""
     version = _package_version("linux-source-6.1")
     if version is None or not FRAGMENT.exists() or not BUILD_SCRIPT.exists():
         return None
-    digest = hashlib.sha256(f"{version}\n".encode() + FRAGMENT.read_bytes() + BUILD_SCRIPT.read_bytes())
+    parts = [FRAGMENT, BUILD_SCRIPT, *sorted(PATCHES.glob("*.patch"))]
+    digest = hashlib.sha256(f"{version}\n".encode() + b"".join(p.read_bytes() for p in parts))
     return digest.hexdigest()[:16]
 
 
@@ -75,7 +78,7 @@ def project_kernel() -> Kernel | None:
 
 
 def debian_kernel() -> Kernel | None:
-    if not os.access(DEBIAN_LINUX_UML, os.X_OK):
+    if not os.access(DEBIAN_LINUX_UML, os.X_OK) or _host_has_amx():
         return None
     releases = sorted(p.name for p in DEBIAN_MODULES.glob("*") if (p / "kernel/net/sctp/sctp.ko").exists())
     if not releases:
@@ -98,7 +101,19 @@ def find(need_time_travel: bool) -> tuple[Kernel | None, str]:
     debian = debian_kernel()
     if debian is not None:
         return debian, ""
+    if _host_has_amx():
+        return None, ("the project's guest kernel is not built (scripts/build-kernel); Debian's linux.uml cannot run "
+                      "on this CPU (AMX: the host's XSAVE area is larger than it handles)")
     return None, f"neither the project's guest kernel (scripts/build-kernel) nor {DEBIAN_LINUX_UML} with sctp.ko under {DEBIAN_MODULES}"
+
+
+def _host_has_amx() -> bool:
+    """Debian's 6.1 UML panics at its first process on such hosts ("ptrace set fp regs
+    failed, errno = 14"); kernel/patches/ fixes that in the project's kernel."""
+    try:
+        return " amx_tile" in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
 
 
 def _build_facts(path: Path) -> dict[str, str]:
