@@ -138,6 +138,9 @@ class Plan:
     sample_interval_ns: int
     end_ns: int  # when the workload stops generating, from t0
     drain_timeout_ns: int  # how long the client may wait for its last data to be acknowledged
+    # The timing self-check's tolerances (selfcheck.Tolerances as a dict); absent from
+    # plans written before it existed, which then get the defaults.
+    selfcheck: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -261,8 +264,9 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
 
 def build(experiment: Any, repetition: int, agent: str) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
-    # Where telemetry goes is not part of what is measured: it leaves the identity alone.
-    resolved = experiment.model_dump_json(exclude={"influx"})
+    # Where telemetry goes and how strictly timing is judged are not part of what is
+    # measured: they leave the identity alone.
+    resolved = experiment.model_dump_json(exclude={"influx": True, "measure": {"selfcheck"}})
     rid = run_id(resolved, repetition)
     topo = experiment.topology
     hosts = list(topo.hosts) + ([EMULATOR] if topo.emulator else [])
@@ -379,6 +383,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         sample_interval_ns=experiment.measure.sample_interval,
         end_ns=w.start + w.duration,
         drain_timeout_ns=drain_ns,
+        selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
     )
 
 
