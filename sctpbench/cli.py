@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from sctpbench.testbed import capabilities, plan as planning, spec
+from sctpbench.testbed import capabilities, clock, plan as planning, spec
 from sctpbench.testbed.errors import SpecError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -155,8 +155,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if backend is None:
         print(f"sctpbench: {why}", file=sys.stderr)
         return EXIT_FAILED
+    decision = clock.for_backend(experiment, backend, args.file)
+    experiment = decision.experiment
     progress = lambda s: print(f"{experiment.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
-    progress(f"backend {backend}, {experiment.repeat} run(s), results in {args.out}")
+    if decision.note:
+        progress(decision.note)
+    progress(f"backend {backend}, {experiment.clock} clock, {experiment.repeat} run(s), results in {args.out}")
     session = runner.run_experiment(experiment, args.out, backend, capabilities.agent_path(), progress)
     document = session.document()
     if args.json:

@@ -18,6 +18,7 @@ def _plan(name: str, overrides: list[str] = (), repetition: int = 1) -> plan.Pla
 GOLDEN_CASES = {
     "failover": ("failover.yaml", []),
     "failover-emulator": ("failover.yaml", ["topology.emulator=true", "measure.capture=true"]),
+    "failover-varied": ("failover.yaml", ["vary.event_phase=20ms", "vary.start=5ms", "clock=real"]),
 }
 
 

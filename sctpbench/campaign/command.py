@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import Callable
 
 from sctpbench.campaign import expand, spec
 
@@ -67,7 +69,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"sctpbench: {why}", file=sys.stderr)
         return EXIT_FAILED
     progress = lambda s: print(f"{loaded.campaign.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
-    progress(f"backend {backend}, results in {folder}")
+    runs = _on_backend_clock(runs, backend, str(args.file), progress)
+    progress(f"backend {backend}, {runs[0].experiment.clock if runs else '-'} clock, results in {folder}")
     outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel, args.max_runs)
     _print_configs(folder)
     print(f"ran {len(outcome.ran)} ({len(outcome.failed)} failed), {outcome.skipped} were already done, {outcome.left} left; "
@@ -76,6 +79,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("interrupted: run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def _on_backend_clock(runs: list[expand.Run], backend: str, source: str, progress: Callable[[str], None]) -> list[expand.Run]:
+    """Runs as they will run on the backend: a default clock it cannot give becomes real
+    (new run keys, since results on another clock are other results)."""
+    from sctpbench.testbed import clock, plan as planning
+
+    out: list[expand.Run] = []
+    notes: set[str] = set()
+    for run in runs:
+        decision = clock.for_backend(run.experiment, backend, source)
+        if decision.experiment is run.experiment:
+            out.append(run)
+            continue
+        notes.add(decision.note)
+        key = planning.build(decision.experiment, run.repetition, "agent").run_id
+        out.append(dataclasses.replace(run, experiment=decision.experiment, run_key=key))
+    for note in sorted(notes):
+        progress(note)
+    return out
 
 
 def _print_configs(folder: Path) -> None:

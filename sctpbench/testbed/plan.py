@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -138,6 +139,8 @@ class Plan:
     sample_interval_ns: int
     end_ns: int  # when the workload stops generating, from t0
     drain_timeout_ns: int  # how long the client may wait for its last data to be acknowledged
+    clock: str = "real"  # virtual, paced or real: whose time the run's timestamps are in
+    variation: dict[str, Any] = field(default_factory=dict)  # seeded draws: start offset, event phases
     # The timing self-check's tolerances (selfcheck.Tolerances as a dict); absent from
     # plans written before it existed, which then get the defaults.
     selfcheck: dict[str, Any] = field(default_factory=dict)
@@ -171,6 +174,7 @@ class Plan:
         """The plan as commands a person could type, in the order the backend runs them."""
         out = [
             f"# sctpbench plan: {self.experiment}, repetition {self.repetition}, seed {self.seed}, run id {self.run_id}",
+            f"# clock: {self.clock}" + (f"; drawn for this repetition: {_render_variation(self.variation)}" if self.variation else ""),
             f"# RUN={run_dir} is the run's results folder",
             f"mkdir -p {run_dir}/records {run_dir}/captures",
         ]
@@ -277,8 +281,12 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     setup += [Command("sysctl", ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"], ns) for ns in namespaces.values()]
     w = experiment.workload
     seed = experiment.seed + repetition - 1
+    variation = draw_variation(experiment.vary, len(experiment.events), seed)
+    start_ns = w.start + variation.get("start_offset_ns", 0)
+    phases = variation.get("event_phase_ns", [0] * len(experiment.events))
+    events = [ev.model_copy(update={"at": ev.at + phase}) for ev, phase in zip(experiment.events, phases)]
     configured = {name: {d: path.direction(d) for d in timeline.DIRECTIONS} for name, path in topo.paths.items()}
-    steps = timeline.expand(experiment.events, configured, seed, w.start + w.duration)
+    steps = timeline.expand(events, configured, seed, start_ns + w.duration)
     fail_paths = {step.path for step in steps if step.kind in ("fail", "restore")}
     net = _Network(namespaces)
     drop_rules: list[Command] = []
@@ -357,7 +365,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         ),
     ]
 
-    actions = [TimedAction(w.start, "start", "workload", control="start {t}")]
+    actions = [TimedAction(start_ns, "start", "workload", control="start {t}")]
     by_path = {link.path: link for link in links}
     actions += [_action(step, by_path, assoc) for step in steps]
     actions.sort(key=lambda a: a.at_ns)
@@ -377,14 +385,40 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         association=assoc,
         workload={
             "size": w.size, "rate": w.rate, "arrival": w.arrival, "ordered": w.ordered, "streams": w.streams,
-            "start_ns": w.start, "duration_ns": w.duration, "client": w.client, "server": w.server,
+            "start_ns": start_ns, "duration_ns": w.duration, "client": w.client, "server": w.server,
         },
         sctp=requested_sctp(experiment.sctp),
         sample_interval_ns=experiment.measure.sample_interval,
-        end_ns=w.start + w.duration,
+        end_ns=start_ns + w.duration,
         drain_timeout_ns=drain_ns,
+        clock=experiment.clock,
+        variation=variation,
         selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
     )
+
+
+def draw_variation(vary: Any, n_events: int, seed: int) -> dict[str, Any]:
+    """The repetition's seeded draws; empty when the experiment asks for none.
+
+    A stream of its own (not the workload's or pingpong's) so that adding variation
+    leaves every other random element of the run as it was.
+    """
+    rng = random.Random(f"sctpbench-vary-{seed}")
+    out: dict[str, Any] = {}
+    if vary.start:
+        out["start_offset_ns"] = int(rng.random() * vary.start)
+    if vary.event_phase and n_events:
+        out["event_phase_ns"] = [int(rng.random() * vary.event_phase) for _ in range(n_events)]
+    return out
+
+
+def _render_variation(variation: dict[str, Any]) -> str:
+    parts = []
+    if "start_offset_ns" in variation:
+        parts.append(f"workload start +{variation['start_offset_ns'] / 1e6:.3f} ms")
+    if "event_phase_ns" in variation:
+        parts.append("event phases " + ", ".join(f"+{p / 1e6:.3f} ms" for p in variation["event_phase_ns"]))
+    return "; ".join(parts)
 
 
 def _action(step: timeline.Step, by_path: dict[str, Link], assoc: list[AssociationPath]) -> TimedAction:

@@ -298,6 +298,19 @@ class Influx(_Model):
         return self
 
 
+CLOCKS = ("virtual", "paced", "real")
+
+
+class Vary(_Model):
+    """Seeded variation between repetitions. On virtual time a run without random elements
+    repeats exactly, so repetitions differ only where the experiment asks for it."""
+
+    event_phase: Annotated[Duration, Field(ge=0)] = Field(
+        default=0, description="each event moves later by a uniform draw in [0, this), per repetition")
+    start: Annotated[Duration, Field(ge=0)] = Field(
+        default=0, description="the workload starts later by a uniform draw in [0, this), per repetition")
+
+
 class Experiment(_Model):
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
     description: str = ""
@@ -309,6 +322,10 @@ class Experiment(_Model):
     influx: Influx = Influx()
     repeat: Annotated[int, Field(ge=1, le=10000)] = 1
     seed: Annotated[int, Field(ge=0)] = 1
+    clock: Literal["virtual", "paced", "real"] = Field(
+        default="virtual", description="virtual: the guest's clock moves only when it is idle; paced: virtual "
+        "but never ahead of the wall clock; real: the host's clock (the only one of the netns backend)")
+    vary: Vary = Vary()
 
 
 # ---------------------------------------------------------------------------- loading

@@ -15,6 +15,8 @@ Files written into the run folder (all times CLOCK_MONOTONIC ns, the agents' clo
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import os
 import queue
@@ -228,11 +230,13 @@ class NetnsBackend:
                               "net.core.wmem_default"]).splitlines()
         return {"sysctl": sysctls, "sysctl_kernel_wide": kernel_wide, "qdisc": qdiscs, "hz": _kernel_hz()}
 
-    def _versions(self) -> dict[str, str]:
-        agent = self.plan.processes[0].argv[0]
+    def _versions(self) -> dict[str, str | None]:
+        agent = next(p.argv[0] for p in self.plan.processes if p.role != "capture")
         return {
             "kernel_release": os.uname().release,
             "kernel_version": os.uname().version,
+            "kernel_config_sha256": _kernel_config_sha256(),
+            "kernel_time_travel": _time_travel_mode(),
             "machine": os.uname().machine,
             "iproute2": _check(["ip", "-V"]).strip(),
             "agent": _check([agent, "--version"]).strip(),
@@ -401,6 +405,25 @@ def _sleep_until(t_ns: int) -> None:
         time.sleep((left - 2_000_000) / 1e9)
     while _now() < t_ns:
         pass
+
+
+def _kernel_config_sha256() -> str | None:
+    """The running kernel's own configuration (/proc/config.gz, else /boot), hashed."""
+    proc = Path("/proc/config.gz")
+    try:
+        data = gzip.decompress(proc.read_bytes()) if proc.exists() else Path(f"/boot/config-{os.uname().release}").read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(data).hexdigest()
+
+
+def _time_travel_mode() -> str:
+    """The kernel command line's time-travel mode (UML), or "off": whose clock the run used."""
+    try:
+        words = Path("/proc/cmdline").read_text().split()
+    except OSError:
+        return "off"
+    return next((w.split("=", 1)[1] if "=" in w else "basic" for w in words if w.startswith("time-travel")), "off")
 
 
 def _kernel_hz() -> int | None:

@@ -4,10 +4,15 @@ The guest is an ordinary host process (no root needed) with a real Linux 6.1 ker
 kernel SCTP, netem and namespaces live inside it and vanish with it. The host's
 filesystem is the guest's read-only root; the run folder is mounted writable, so the
 guest writes records straight into it.
+
+On the virtual clock the kernel runs with `time-travel=inf-cpu`: its clock advances only
+while it is idle, so the run's timing does not depend on the host's load, but its wall
+time does (see `deadline_s`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
@@ -19,25 +24,31 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from sctpbench.testbed.backends import uml_kernel
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.plan import Plan
 
 INIT = Path(__file__).resolve().parent / "uml_init.sh"
-LINUX_UML = "/usr/bin/linux.uml"
-MODULES_DIR = Path("/usr/lib/uml/modules")
 GUEST_MEMORY = "256M"
 # Boot, build and tear-down take a few seconds; beyond the plan's own length this is
 # the most a healthy guest needs.
 SLACK_S = 60.0
+# On virtual time the guest's work costs wall time but no virtual time: a saturating flow
+# took 43-57 s of wall time for 4 s of traffic (2 cores, one of them loaded). Allow that
+# much and more before deciding the guest hangs.
+VIRTUAL_WALL_FACTOR = 30.0
+TIME_TRAVEL = {"virtual": ["time-travel=inf-cpu"], "real": []}
 
 
 def available() -> tuple[bool, str]:
-    if not os.access(LINUX_UML, os.X_OK):
-        return False, f"{LINUX_UML} not found (Debian package user-mode-linux)"
-    releases = sorted(p.name for p in MODULES_DIR.glob("*") if (p / "kernel/net/sctp/sctp.ko").exists())
-    if not releases:
-        return False, f"no sctp.ko under {MODULES_DIR}"
-    return True, f"{LINUX_UML}, modules {', '.join(releases)}"
+    kernel, why = uml_kernel.find(need_time_travel=False)
+    return (True, kernel.describe()) if kernel else (False, why)
+
+
+def deadline_s(plan: Plan) -> float:
+    """Wall-clock seconds after which a guest that has not finished is taken to hang."""
+    length = (plan.end_ns + plan.drain_timeout_ns) / 1e9
+    return length * (VIRTUAL_WALL_FACTOR if plan.clock != "real" else 1.0) + SLACK_S
 
 
 # The guest mounts tmpfs on these host folders; what it needs from them is mounted back.
@@ -58,30 +69,48 @@ def _check_paths(paths: list[Path]) -> None:
             raise BackendError(f"uml backend: {path}: the guest's command line cannot carry a path with spaces, commas or colons")
 
 
-def command(run_dir: Path, umid: str, uml_dir: Path, expose: list[Path]) -> list[str]:
+def command(kernel: uml_kernel.Kernel, clock: list[str], run_dir: Path, umid: str, uml_dir: Path,
+            expose: list[Path], wall_offset_ns: int) -> list[str]:
+    assert kernel.modules is not None
     return [
-        LINUX_UML, f"mem={GUEST_MEMORY}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
-        f"init={INIT}", "con=null", "con0=fd:0,fd:1", f"umid={umid}", f"uml_dir={uml_dir}", "quiet",
+        str(kernel.binary), f"mem={GUEST_MEMORY}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
+        f"init={INIT}", "con=null", "con0=fd:0,fd:1", f"umid={umid}", f"uml_dir={uml_dir}", "quiet", *clock,
         f"SB_RUN={run_dir}", f"SB_PYTHON={sys.executable}", f"SB_EXPOSE={':'.join(map(str, expose))}",
+        f"SB_MODULES={kernel.modules}", f"SB_WALL_OFFSET_NS={wall_offset_ns}",
     ]
+
+
+def wall_offset_ns(plan: Plan) -> int:
+    """How far back to set the guest's wall clock at boot.
+
+    Telemetry stamps points with the guest's wall-clock time. On virtual time a run can
+    finish faster than real time, and points stamped from the boot time onward would land
+    in a dashboard's future; placing the whole planned run before the boot moment keeps
+    every point in the recent past, in order. Paced and real time never run ahead.
+    """
+    if plan.clock != "virtual":
+        return 0
+    return plan.end_ns + plan.drain_timeout_ns
 
 
 def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
     """Boot the guest on the plan already written to run_dir/plan.json; raise on failure."""
-    ok, why = available()
-    if not ok:
+    kernel, why = uml_kernel.find(need_time_travel=plan.clock != "real")
+    if kernel is None:
         raise BackendError(f"uml backend unavailable: {why}")
+    if plan.clock not in TIME_TRAVEL:
+        raise BackendError(f"uml backend: clock {plan.clock!r} is not supported")
     run_dir = run_dir.resolve()
-    expose = exposed_paths(plan.processes[0].argv[0])
+    expose = exposed_paths(_agent(plan))
     _check_paths([run_dir, *expose])
     uml_dir = Path(tempfile.mkdtemp(prefix="sctpbench-uml-"))
     umid = f"sb-{plan.run_id[:8]}-{os.getpid()}"
-    report("booting the guest")
-    proc = subprocess.Popen(
-        command(run_dir, umid, uml_dir, expose), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    deadline = time.monotonic() + (plan.end_ns + plan.drain_timeout_ns) / 1e9 + SLACK_S
+    report(f"booting the guest ({kernel.origin} kernel {kernel.release}, {plan.clock} clock)")
+    argv = command(kernel, TIME_TRAVEL[plan.clock], run_dir, umid, uml_dir, expose, wall_offset_ns(plan))
+    (run_dir / "guest.json").write_text(json.dumps(guest_facts(kernel, argv), indent=2) + "\n")
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    deadline = time.monotonic() + deadline_s(plan)
     lines: list[str] = []
     try:
         assert proc.stdout
@@ -96,6 +125,20 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
         raise BackendError(errors[-1].replace(" | ", "\n"))
     if "SB-EXIT 0" not in lines:
         raise BackendError(f"the guest ended without finishing the run (see {run_dir / 'console.log'})")
+
+
+def _agent(plan: Plan) -> str:
+    """The agent binary: the first non-capture process's program."""
+    return next(p.argv[0] for p in plan.processes if p.role != "capture")
+
+
+def guest_facts(kernel: uml_kernel.Kernel, argv: list[str]) -> dict[str, object]:
+    """What the host booted: the kernel and its command line (the guest reads back the rest)."""
+    return {
+        "kernel": str(kernel.binary), "origin": kernel.origin, "release": kernel.release,
+        "config_sha256": kernel.config_sha256, "source": kernel.detail, "time_travel": kernel.time_travel,
+        "command_line": argv[1:],
+    }
 
 
 def _follow(fd: int, console: BinaryIO, deadline: float, on_line: Callable[[str], None]) -> None:

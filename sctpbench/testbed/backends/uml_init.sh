@@ -2,7 +2,9 @@
 # PID 1 of the User-Mode Linux guest. The host's filesystem is the (read-only) root;
 # writable places get tmpfs, the run folder is the host's own, mounted read-write.
 # Environment from the kernel command line: SB_RUN (run folder), SB_PYTHON (interpreter),
-# SB_EXPOSE (colon-separated host folders under the tmpfs places, mounted back read-only).
+# SB_EXPOSE (colon-separated host folders under the tmpfs places, mounted back read-only),
+# SB_MODULES (the kernel's modules folder, or a folder with only its modules.builtin),
+# SB_WALL_OFFSET_NS (set the wall clock back by this much; see uml.wall_offset_ns).
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PYTHONDONTWRITEBYTECODE=1 LC_ALL=C.UTF-8
 
@@ -17,10 +19,21 @@ mount -t sysfs sys /sys
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /var/tmp 2>/dev/null
+if [ "${SB_WALL_OFFSET_NS:-0}" != 0 ]; then
+    now_ns=$(date +%s%N)
+    date -s "@$(( (now_ns - SB_WALL_OFFSET_NS) / 1000000000 ))" >/dev/null || echo "SB-ERROR cannot set the guest's clock"
+fi
 # modprobe looks in <root>/lib/modules/<release>; the host has none for this kernel,
-# so give it a root of its own that points at the package's modules.
+# so give it a root of its own. Debian's kernel has its modules there; the project's
+# kernel has everything built in, and modprobe then needs only modules.builtin to say so.
 mkdir -p /run/netns /run/modroot/lib/modules
-ln -s "/usr/lib/uml/modules/$(uname -r)" "/run/modroot/lib/modules/$(uname -r)"
+if [ -d "$SB_MODULES/kernel" ]; then
+    ln -s "$SB_MODULES" "/run/modroot/lib/modules/$(uname -r)"
+else
+    mkdir -p "/run/modroot/lib/modules/$(uname -r)"
+    cp "$SB_MODULES/modules.builtin" "/run/modroot/lib/modules/$(uname -r)/"
+    depmod -b /run/modroot "$(uname -r)" || echo "SB-ERROR depmod failed"
+fi
 # The kernel loads modules on demand too (SCTP's cookie HMAC, qdiscs): point it at a
 # modprobe that uses that root.
 printf '#!/bin/sh\nexec /sbin/modprobe -d /run/modroot "$@"\n' > /run/modprobe

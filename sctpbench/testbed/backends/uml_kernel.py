@@ -1,0 +1,116 @@
+"""Which User-Mode Linux kernel the `uml` backend boots, and what it can do.
+
+The project's own kernel (built by `scripts/build-kernel` from Debian's linux-source-6.1
+and `kernel/uml.config`: time travel, HZ=1000, everything built in) is preferred; it is
+found in the cache under the same key the build script computes, so a change to the
+config fragment or the script is never served by a stale build. Debian's prebuilt
+`linux.uml` (HZ=100, modules, no time travel) remains a fallback for the real clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+FRAGMENT = PROJECT_ROOT / "kernel" / "uml.config"
+BUILD_SCRIPT = PROJECT_ROOT / "scripts" / "build-kernel"
+DEBIAN_LINUX_UML = Path("/usr/bin/linux.uml")
+DEBIAN_MODULES = Path("/usr/lib/uml/modules")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    binary: Path
+    release: str
+    origin: str  # "project" or "debian"
+    time_travel: bool
+    modules: Path | None  # a folder with modules (Debian) or only modules.builtin (project)
+    config_sha256: str | None
+    detail: str
+
+    def describe(self) -> str:
+        clocks = "virtual, paced and real clock" if self.time_travel else "real clock only"
+        return f"{self.origin} kernel {self.release} ({clocks}): {self.binary}"
+
+
+def cache_root() -> Path:
+    """Where builds are kept across clones; the same rule as scripts/build-kernel."""
+    explicit = os.environ.get("SCTPBENCH_CACHE")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "sctpbench"
+
+
+def build_key() -> str | None:
+    """sha256 over the source package's version, the fragment and the build script, as the script does."""
+    version = _package_version("linux-source-6.1")
+    if version is None or not FRAGMENT.exists() or not BUILD_SCRIPT.exists():
+        return None
+    digest = hashlib.sha256(f"{version}\n".encode() + FRAGMENT.read_bytes() + BUILD_SCRIPT.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def project_kernel() -> Kernel | None:
+    override = os.environ.get("SCTPBENCH_UML_KERNEL")
+    if override:
+        folder = Path(override)
+    else:
+        key = build_key()
+        if key is None:
+            return None
+        folder = cache_root() / "kernel" / key
+    binary = folder / "linux"
+    if not os.access(binary, os.X_OK):
+        return None
+    facts = _build_facts(folder / "build.txt")
+    return Kernel(
+        binary=binary, release=(folder / "release").read_text().strip(), origin="project", time_travel=True,
+        modules=folder, config_sha256=facts.get("config_sha256"), detail=facts.get("source", ""),
+    )
+
+
+def debian_kernel() -> Kernel | None:
+    if not os.access(DEBIAN_LINUX_UML, os.X_OK):
+        return None
+    releases = sorted(p.name for p in DEBIAN_MODULES.glob("*") if (p / "kernel/net/sctp/sctp.ko").exists())
+    if not releases:
+        return None
+    return Kernel(
+        binary=DEBIAN_LINUX_UML, release=releases[-1], origin="debian", time_travel=False,
+        modules=DEBIAN_MODULES / releases[-1], config_sha256=None,
+        detail=f"user-mode-linux {_package_version('user-mode-linux') or 'unknown'}",
+    )
+
+
+def find(need_time_travel: bool) -> tuple[Kernel | None, str]:
+    """The kernel to boot, or None and why not."""
+    own = project_kernel()
+    if own is not None:
+        return own, ""
+    if need_time_travel:
+        return None, ("no guest kernel with time travel: run scripts/build-kernel (or scripts/install), "
+                      "or use clock: real with Debian's linux.uml")
+    debian = debian_kernel()
+    if debian is not None:
+        return debian, ""
+    return None, f"neither the project's guest kernel (scripts/build-kernel) nor {DEBIAN_LINUX_UML} with sctp.ko under {DEBIAN_MODULES}"
+
+
+def _build_facts(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    pairs = (line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+    return {k: v for k, v in pairs}
+
+
+def _package_version(package: str) -> str | None:
+    try:
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
+    except FileNotFoundError:
+        return None
+    return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None

@@ -1,0 +1,52 @@
+"""Which clock a run uses, decided before anything is built.
+
+virtual  the guest's clock moves only while the guest is idle (UML time travel,
+         `time-travel=inf-cpu`): processing costs no time, so host load changes the
+         wall time a run takes, never its results.
+paced    virtual time that never runs ahead of the wall clock (`time-travel=ext:` with
+         the project's scheduler): the same results as virtual, watchable live.
+real     the host's clock: the only one on a real host (the netns backend), where the
+         run's timing self-check is what protects the results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sctpbench.testbed.backends import uml_kernel
+from sctpbench.testbed.errors import SpecError
+
+VIRTUAL_CLOCKS = ("virtual", "paced")
+
+
+@dataclass(frozen=True)
+class Decision:
+    experiment: Any  # the experiment with `clock` set to the clock that will be used
+    note: str  # why the clock differs from the default, or ""
+
+
+def for_backend(experiment: Any, backend: str, source: str) -> Decision:
+    """The experiment as it will run on `backend`; SpecError when the asked clock cannot be had.
+
+    A clock the experiment names is a requirement; the default (virtual) gives way to the
+    real clock, with a note, where virtual time is not available.
+    """
+    asked = "clock" in experiment.model_fields_set
+    clock = experiment.clock
+    if clock not in VIRTUAL_CLOCKS:
+        return Decision(experiment, "")
+    why = _unavailable(backend)
+    if not why:
+        return Decision(experiment, "")
+    if asked:
+        raise SpecError(f"{source}: clock: {clock!r} is not available here: {why}; allowed: real")
+    real = experiment.model_copy(update={"clock": "real"})
+    return Decision(real, f"clock real: virtual time is not available ({why})")
+
+
+def _unavailable(backend: str) -> str:
+    if backend != "uml":
+        return f"the {backend} backend runs on the host's own clock"
+    kernel, why = uml_kernel.find(need_time_travel=True)
+    return "" if kernel is not None else why

@@ -1,0 +1,45 @@
+# sctpbench plan: failover, repetition 1, seed 1, run id 1a6d5e428472
+# clock: real; drawn for this repetition: workload start +0.165 ms; event phases +15.877 ms
+# RUN=$RUN is the run's results folder
+mkdir -p $RUN/records $RUN/captures
+modprobe -a sctp sch_netem sch_tbf veth sch_ingress cls_matchall act_gact
+ip netns add sb-1a6d5e42-client
+ip netns add sb-1a6d5e42-server
+ip netns exec sb-1a6d5e42-client sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+ip netns exec sb-1a6d5e42-server sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+ip link add primary netns sb-1a6d5e42-client type veth peer name primary netns sb-1a6d5e42-server
+ip link add secondary netns sb-1a6d5e42-client type veth peer name secondary netns sb-1a6d5e42-server
+ip -n sb-1a6d5e42-client link set lo up
+ip -n sb-1a6d5e42-client addr add 198.18.0.1/24 dev primary
+ip -n sb-1a6d5e42-client link set primary gso_max_segs 1 up
+ip -n sb-1a6d5e42-client addr add 198.18.1.1/24 dev secondary
+ip -n sb-1a6d5e42-client link set secondary gso_max_segs 1 up
+tc -n sb-1a6d5e42-client qdisc add dev primary root handle 1: netem delay 10ms limit 2954
+tc -n sb-1a6d5e42-client qdisc add dev primary parent 1:1 handle 10: tbf rate 100mbit burst 12500 limit 1073741824
+tc -n sb-1a6d5e42-client qdisc add dev primary parent 10:1 handle 20: pfifo limit 1000
+tc -n sb-1a6d5e42-client qdisc add dev primary ingress
+tc -n sb-1a6d5e42-client qdisc add dev secondary root handle 1: netem delay 10ms limit 2954
+tc -n sb-1a6d5e42-client qdisc add dev secondary parent 1:1 handle 10: tbf rate 100mbit burst 12500 limit 1073741824
+tc -n sb-1a6d5e42-client qdisc add dev secondary parent 10:1 handle 20: pfifo limit 1000
+ip -n sb-1a6d5e42-server link set lo up
+ip -n sb-1a6d5e42-server addr add 198.18.0.2/24 dev primary
+ip -n sb-1a6d5e42-server link set primary gso_max_segs 1 up
+ip -n sb-1a6d5e42-server addr add 198.18.1.2/24 dev secondary
+ip -n sb-1a6d5e42-server link set secondary gso_max_segs 1 up
+tc -n sb-1a6d5e42-server qdisc add dev primary root handle 1: netem delay 10ms limit 2954
+tc -n sb-1a6d5e42-server qdisc add dev primary parent 1:1 handle 10: tbf rate 100mbit burst 12500 limit 1073741824
+tc -n sb-1a6d5e42-server qdisc add dev primary parent 10:1 handle 20: pfifo limit 1000
+tc -n sb-1a6d5e42-server qdisc add dev primary ingress
+tc -n sb-1a6d5e42-server qdisc add dev secondary root handle 1: netem delay 10ms limit 2954
+tc -n sb-1a6d5e42-server qdisc add dev secondary parent 1:1 handle 10: tbf rate 100mbit burst 12500 limit 1073741824
+tc -n sb-1a6d5e42-server qdisc add dev secondary parent 10:1 handle 20: pfifo limit 1000
+ip netns exec sb-1a6d5e42-client sysctl -q -w net.sctp.rto_min=200 net.sctp.rto_max=800 net.sctp.rto_initial=200 net.sctp.path_max_retrans=2 net.sctp.association_max_retrans=10 net.sctp.pf_enable=0 net.sctp.hb_interval=1000 net.sctp.sack_timeout=10
+ip netns exec sb-1a6d5e42-server sysctl -q -w net.sctp.rto_min=200 net.sctp.rto_max=800 net.sctp.rto_initial=200 net.sctp.path_max_retrans=2 net.sctp.association_max_retrans=10 net.sctp.pf_enable=0 net.sctp.hb_interval=1000 net.sctp.sack_timeout=10
+# processes: each is started once the one before printed its ready line
+ip netns exec sb-1a6d5e42-server /opt/sctpbench-agent server --local 198.18.0.2,198.18.1.2 --port 5000 --records "$RUN/records/server.rec" --sample-interval 20 --nodelay 1 &   # ready: listening
+ip netns exec sb-1a6d5e42-client /opt/sctpbench-agent client --local 198.18.0.1,198.18.1.1 --peer 198.18.0.2,198.18.1.2 --port 5000 --records "$RUN/records/client.rec" --size 200 --rate 50 --arrival periodic --seed 1 --duration 9000 --send-streams 1 --drain-timeout 10000 --sample-interval 20 --nodelay 1 &   # ready: ready
+# timeline: t0 is when every process is ready
+# t0+0.000s start workload: write 'start <t0+at in CLOCK_MONOTONIC ns>' to the client's stdin
+# t0+5.016s fail primary
+tc -n sb-1a6d5e42-client filter add dev primary ingress pref 1 matchall action drop
+tc -n sb-1a6d5e42-server filter add dev primary ingress pref 1 matchall action drop
