@@ -60,7 +60,7 @@ class Tolerances:
     delay_under_ns: int = 1_000_000  # achieved below the configured delay by more than this
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "Tolerances":
+    def from_dict(cls, values: dict[str, Any]) -> Tolerances:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in values.items() if k in known})
 
@@ -74,6 +74,7 @@ class Reason:
     measured_ms: float
     tolerance_ms: float
     detail: str
+    path: str | None = None  # the delay checks' path
 
 
 @dataclass(frozen=True)
@@ -206,11 +207,11 @@ def _check_delay(result: Result, figures: dict[str, Any]) -> None:
     if figures["achieved_ms"] > figures["high_ms"]:
         result.reasons.append(Reason("delay_over", figures["achieved_ms"], figures["high_ms"],
                                      f"{where} above the configured {figures['expected_ms']:g} ms by more than allowed "
-                                     f"(at most {figures['high_ms']:g} ms)"))
+                                     f"(at most {figures['high_ms']:g} ms)", figures["path"]))
     elif figures["achieved_ms"] < figures["low_ms"]:
         result.reasons.append(Reason("delay_under", figures["achieved_ms"], figures["low_ms"],
                                      f"{where} below the configured {figures['configured_ms']:g} ms "
-                                     f"(at least {figures['low_ms']:g} ms): the clock is not the path's"))
+                                     f"(at least {figures['low_ms']:g} ms): the clock is not the path's", figures["path"]))
 
 
 @dataclass(frozen=True)
