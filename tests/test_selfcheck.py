@@ -352,3 +352,17 @@ def test_campaign_file_takes_disturbed_retries(tmp_path: Path) -> None:
             campaign_spec.load(path)
     finally:
         path.unlink()
+
+
+def test_html_report_shows_the_disturbed_reason_and_every_figure(tmp_path: Path) -> None:
+    from sctpbench.outputs import report
+
+    lines = [f"event\t{T0}\tstart\t{T0}\n"]
+    lines += [f"tx\t{T0 + i * 20 * MS + 300 * MS}\t{i}\t0\t200\t{T0 + i * 20 * MS + 301 * MS}\t{T0 + i * 20 * MS}\n" for i in range(20)]
+    run = _run_folder(tmp_path, lines, events=[_event("fail", 5000, 12.0)])
+    store.collect(run)
+    text = report.page(report.build(run, report.Options(draw_figures=False)))
+    assert "status <b class=warn>disturbed</b>" in text
+    assert "disturbed: sender lateness p99 300.00 ms &gt; 20 ms" in text
+    assert "<td>event lag max (ms), t0+5.000s fail primary</td><td class=num>12.000</td><td class=num>≤ 100.0</td><td class=num>ok</td>" in text
+    assert "OUTSIDE" in text
