@@ -2,7 +2,9 @@
 influx, dashboards.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
-was built), 130 interrupted.
+was built), 130 interrupted. A `disturbed` run (timing outside the self-check's
+tolerances) finished and was recorded: `run` exits 0 for it with a warning on stderr, as
+for a calibration that is off; its status is in the output and --json.
 """
 
 from __future__ import annotations
@@ -166,6 +168,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print_summary(document, sys.stdout)
+    if document["disturbed"]:
+        print(f"sctpbench: warning: {len(document['disturbed'])} of {len(document['runs'])} run(s) disturbed "
+              f"(timing outside the self-check's tolerances), left out of the summary: {', '.join(document['disturbed'])}",
+              file=sys.stderr)
     if session.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_OK if session.error is None else EXIT_FAILED
@@ -326,12 +332,30 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{value}{unit}"
 
 
+def timing_line(check: dict[str, Any]) -> str:
+    """The self-check's figures beside their tolerances, so the margin shows."""
+    tol = check["tolerances"]
+    parts = []
+    if check.get("lateness"):
+        late = check["lateness"]
+        parts.append(f"sender late p50 {late['p50_ms']:.2f} p99 {late['p99_ms']:.2f} (≤ {tol['lateness_p99_ns'] / 1e6:g})"
+                     f" max {late['max_ms']:.2f} ms (≤ {tol['lateness_max_ns'] / 1e6:g})")
+    if check.get("event_lag"):
+        parts.append(f"event lag max {check['event_lag']['max_ms']:.2f} ms (≤ {tol['event_lag_ns'] / 1e6:g})")
+    for d in check.get("delay") or []:
+        parts.append(f"{d['path']} MTT p{d['quantile']:g} {d['achieved_ms']:.2f} ms "
+                     f"(configured {d['expected_ms']:g}, allowed {d['low_ms']:g}–{d['high_ms']:g})")
+    return "; ".join(parts) or "nothing to check"
+
+
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
     for run in document["runs"]:
         m = run["metrics"]
         print(f"{run['run']}  {run['status']}  seed {run['params']['seed']}  ({run['directory']})", file=out)
         if run["error"]:
             print(f"  error: {run['error']}", file=out)
+        for reason in (run.get("selfcheck") or {}).get("reasons", []):
+            print(f"  disturbed {reason['detail']}", file=out)
         print(f"  messages  sent {_fmt(m.get('messages_sent'))}  delivered {_fmt(m.get('messages_delivered'))}"
               f"  affected {_fmt(m.get('messages_affected'))}  paths used {', '.join(run['paths_used']) or '-'}", file=out)
         print(f"  MTT       mean {_fmt(m.get('mtt_mean_ms'), ' ms')}  p50 {_fmt(m.get('mtt_p50_ms'), ' ms')}"
@@ -344,6 +368,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
                          f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
             print(line, file=out)
             print(f"            failover {_fmt(m.get('failover_time_ms'), ' ms')}", file=out)
+        if run.get("selfcheck"):
+            print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
         telemetry = run.get("telemetry")
         if telemetry:
             target = f"{telemetry['target']['url']}"
@@ -364,6 +390,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
         for key, s in summary.items():
             if s["mean"] is not None:
                 print(f"  {key:<20} {s['mean']:.2f} ± {_fmt(s['ci95'])}  (n={s['n']})", file=out)
+    if document.get("disturbed"):
+        print(f"disturbed (left out of the summary): {', '.join(document['disturbed'])}", file=out)
     if document["error"]:
         print(f"stopped: {document['error']}", file=out)
     print(f"results: {document['directory']}", file=out)

@@ -27,6 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     run.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL,
                      help=f"guests at once (default {DEFAULT_PARALLEL}, measured by bench/campaign_throughput.py)")
     run.add_argument("--max-runs", type=int, help="run at most this many of the missing runs, then stop")
+    run.add_argument("--retries", type=int, metavar="N",
+                     help="run a disturbed run again at most N times (default: the file's disturbed_retries, 2)")
     run.add_argument("--dry-run", action="store_true", help="list the runs in order, with what is already done")
     run.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
     compare = csub.add_parser("compare", help="compare a campaign with a baseline; exit 1 on regression")
@@ -53,6 +55,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     _positive("--parallel", args.parallel)
     _positive("--max-runs", args.max_runs)
+    if args.retries is not None and args.retries < 0:
+        from sctpbench.testbed.errors import SpecError
+
+        raise SpecError(f"--retries {args.retries}: allowed: a whole number from 0")
     loaded = spec.load(args.file, args.overrides)
     runs = expand.runs(loaded)  # every configuration and plan is valid before anything is built
     folder = execute.directory(args.out, loaded.campaign.name or "campaign")
@@ -71,9 +77,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     progress = lambda s: print(f"{loaded.campaign.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
     runs = _on_backend_clock(runs, backend, str(args.file), progress)
     progress(f"backend {backend}, {runs[0].experiment.clock if runs else '-'} clock, results in {folder}")
-    outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel, args.max_runs)
+    outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel, args.max_runs,
+                              args.retries)
     _print_configs(folder)
-    print(f"ran {len(outcome.ran)} ({len(outcome.failed)} failed), {outcome.skipped} were already done, {outcome.left} left; "
+    print(f"ran {len(outcome.ran)} ({len(outcome.failed)} failed, {len(outcome.disturbed)} disturbed after "
+          f"{sum(outcome.retried.values())} retries), {outcome.skipped} were already done, {outcome.left} left; "
           f"tables: {folder / 'campaign.parquet'}, {folder / 'configs.parquet'}")
     if outcome.interrupted:
         print("interrupted: run the same command again to resume", file=sys.stderr)
@@ -113,7 +121,7 @@ def _print_configs(folder: Path) -> None:
     for r in rows:
         figures = "  ".join(f"{k.removesuffix('_ms')} {r[k + '_mean']:.1f}" + (f" ± {r[k + '_ci95']:.1f}" if r[k + '_ci95'] is not None else "")
                             if r[k + "_mean"] is not None else f"{k.removesuffix('_ms')} -" for k in shown)
-        print(f"  {r['config']}  (ok {r['runs_ok']}, failed {r['runs_failed']})\n      {figures}")
+        print(f"  {r['config']}  (ok {r['runs_ok']}, disturbed {r['runs_disturbed']}, failed {r['runs_failed']})\n      {figures}")
     if info.get("budgets"):
         result = compare.compare(folder, folder)  # budgets only; the same campaign has no change
         print(f"budgets: {len(result.budgets) - len(result.over_budget)} of {len(result.budgets)} met")

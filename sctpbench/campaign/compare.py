@@ -77,6 +77,9 @@ class Comparison:
     changes: list[Change] = field(default_factory=list)
     budgets: list[BudgetCheck] = field(default_factory=list)
     failed_runs: dict[str, int] = field(default_factory=dict)  # config → failed runs in the new campaign
+    # config → disturbed runs left out of the statistics, per side: their timing was the host's
+    disturbed_runs: dict[str, int] = field(default_factory=dict)
+    disturbed_base: dict[str, int] = field(default_factory=dict)
     only_new: list[str] = field(default_factory=list)
     only_base: list[str] = field(default_factory=list)
 
@@ -142,7 +145,12 @@ def check_budget(config: str, values: list[float], budget: dict[str, Any]) -> Bu
 
 
 def _values(rows: list[dict[str, Any]], metric: str) -> list[float]:
+    """Only ok runs: a disturbed run's figures are the host's load, a failed one's incomplete."""
     return [float(r[metric]) for r in rows if r["status"] == "ok" and r.get(metric) is not None and not math.isnan(r[metric])]
+
+
+def _count(rows: list[dict[str, Any]], status: str) -> int:
+    return sum(r["status"] == status for r in rows)
 
 
 def _by_config(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -179,9 +187,13 @@ def compare(new: Path, base: Path, metric_names: list[str] = DEFAULT_METRICS, te
     result.only_base = sorted(set(base_configs) - set(new_configs))
     for config in sorted(new_configs):
         rows = new_configs[config]
-        failed = sum(r["status"] != "ok" for r in rows)
+        failed = sum(r["status"] not in ("ok", "disturbed") for r in rows)
         if failed:
             result.failed_runs[config] = failed
+        if _count(rows, "disturbed"):
+            result.disturbed_runs[config] = _count(rows, "disturbed")
+        if _count(base_configs.get(config, []), "disturbed"):
+            result.disturbed_base[config] = _count(base_configs[config], "disturbed")
         if config in base_configs:
             for metric in metric_names:
                 result.changes.append(judge(config, metric, _values(rows, metric), _values(base_configs[config], metric),
@@ -222,6 +234,8 @@ def render(c: Comparison, everything: bool = False) -> str:
         out.append(f"  in the baseline only (not run now): {config}")
     for config, n in c.failed_runs.items():
         out.append(f"  FAILED RUNS: {n} run(s) of {config} failed")
+    for config in sorted(set(c.disturbed_runs) | set(c.disturbed_base)):
+        out.append(f"  disturbed runs left out of the statistics: {config}: {_disturbed_counts(c, config)}")
     if c.budgets:
         out.append("budgets (new campaign):")
         for b in c.budgets:
@@ -238,6 +252,10 @@ def render(c: Comparison, everything: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
+def _disturbed_counts(c: Comparison, config: str) -> str:
+    return f"{c.disturbed_runs.get(config, 0)} new, {c.disturbed_base.get(config, 0)} baseline"
+
+
 def junit_cases(c: Comparison) -> list[junit.Case]:
     cases = []
     for ch in c.changes:
@@ -252,6 +270,9 @@ def junit_cases(c: Comparison) -> list[junit.Case]:
                                 None if b.ok else f"over budget: {value}", None, f"{b.label}: {value} (n {b.n})"))
     for config, n in c.failed_runs.items():
         cases.append(junit.Case(f"{c.new_name}.{config}", "runs", f"{n} run(s) failed"))
+    for config in sorted(set(c.disturbed_runs) | set(c.disturbed_base)):
+        why = f"disturbed runs left out of the statistics ({_disturbed_counts(c, config)}): timing outside the self-check's tolerances"
+        cases.append(junit.Case(f"{c.new_name}.{config}", "disturbed runs", None, why, why))
     for config in c.only_base:
         cases.append(junit.Case(f"{c.new_name}.{config}", "configuration", None, "in the baseline only"))
     return cases

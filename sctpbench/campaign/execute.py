@@ -4,7 +4,9 @@ Each run goes to its own worker process (one guest each) and into `runs/<run_key
 the folder runner.run_in writes. A run is done when that folder's summary.json says
 `ok`; anything else (failed, interrupted, never finished) is moved to `attempts/` and
 run again, so re-running the same command resumes and never repeats a finished run.
-`runs.jsonl` logs every start and end, with the invocation it belonged to.
+A `disturbed` run (timing outside the self-check's tolerances) is also run again at
+once, at most `retries` times per invocation, its attempt kept in `attempts/` too.
+`runs.jsonl` logs every start, end and retry, with the invocation it belonged to.
 
 Workers are separate processes, not threads, because only a process can be told to
 stop: on Ctrl-C the parent sends each worker one SIGINT, the worker's runner tears its
@@ -103,6 +105,8 @@ class Outcome:
     skipped: int = 0  # already done before this invocation
     ran: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    disturbed: list[str] = field(default_factory=list)  # still disturbed after their retries
+    retried: dict[str, int] = field(default_factory=dict)  # run key → disturbed attempts run again
     interrupted: bool = False
     left: int = 0  # not run (interrupted or --max-runs)
 
@@ -182,9 +186,20 @@ def _eta(durations: list[float], remaining: int, running: int, parallel: int) ->
     return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
 
 
+def retry_disturbed(outcome: Outcome, run_key: str, status: str, retries: int) -> bool:
+    """Whether this end calls for another attempt; counts it when it does."""
+    if status != "disturbed" or outcome.retried.get(run_key, 0) >= retries:
+        return False
+    outcome.retried[run_key] = outcome.retried.get(run_key, 0) + 1
+    return True
+
+
 def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, agent: Path, progress: Progress,
-            parallel: int = DEFAULT_PARALLEL, max_runs: int | None = None) -> Outcome:
-    """Run what is missing, `parallel` at a time, in the campaign's order; tables kept current."""
+            parallel: int = DEFAULT_PARALLEL, max_runs: int | None = None, retries: int | None = None) -> Outcome:
+    """Run what is missing, `parallel` at a time, in the campaign's order; tables kept current.
+
+    retries: how often a disturbed run is run again (default: the campaign's disturbed_retries)."""
+    retries = loaded.campaign.disturbed_retries if retries is None else retries
     lock = _lock(campaign_dir)
     describe(campaign_dir, loaded, runs)
     outcome = Outcome()
@@ -226,10 +241,22 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
                 summary = table.run_summary(run_dir(campaign_dir, run))
                 status = summary["status"] if summary else "failed"
                 error = (summary or {}).get("error") or (None if summary else f"the worker exited with {p.exitcode} (see campaign-worker.log)")
-                outcome.ran.append(run.run_key)
-                if status != "ok":
-                    outcome.failed.append(run.run_key)
+                if status == "disturbed":
+                    error = table.disturbed_because(summary)
                 log.write("end", run_key=run.run_key, status=status, error=error, seconds=round(seconds, 2))
+                if retry_disturbed(outcome, run.run_key, status, retries):
+                    # Set aside when it starts again (see above); later in the queue, so the
+                    # moment that disturbed it has a chance to pass.
+                    attempt = outcome.retried[run.run_key]
+                    log.write("retry", run_key=run.run_key, attempt=attempt, of=retries, reason=error)
+                    progress(f"{run.run_key} disturbed ({error}); retry {attempt} of {retries}")
+                    queue.append(run)
+                    continue
+                outcome.ran.append(run.run_key)
+                if status == "disturbed":
+                    outcome.disturbed.append(run.run_key)
+                elif status != "ok":
+                    outcome.failed.append(run.run_key)
                 table.write(campaign_dir, runs, loaded.swept)
                 done = outcome.skipped + len(outcome.ran)
                 progress(f"[{done}/{len(runs)} done, {len(active)} running, {len(runs) - done - len(active)} remaining, "
@@ -244,7 +271,8 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
     finally:
         signal.signal(signal.SIGTERM, previous_term)
         table.write(campaign_dir, runs, loaded.swept)
-        log.write("campaign-end", ran=len(outcome.ran), failed=len(outcome.failed), interrupted=outcome.interrupted)
+        log.write("campaign-end", ran=len(outcome.ran), failed=len(outcome.failed), disturbed=len(outcome.disturbed),
+                  retries=sum(outcome.retried.values()), interrupted=outcome.interrupted)
         lock.close()
     return outcome
 

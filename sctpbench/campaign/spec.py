@@ -15,6 +15,7 @@ order: shuffled                    # or as-written; shuffled with seed
 seed: 1
 budgets:
   - {metric: failover_time_ms, stat: p95, max: 1500ms}
+disturbed_retries: 2               # run a disturbed run again at most this often (--retries)
 ```
 Only the shape is checked here; whether each configuration is a valid experiment is
 checked by `expand`, which loads every one before anything is built.
@@ -101,6 +102,9 @@ class Campaign(_Model):
     order: Literal["shuffled", "as-written"] = "shuffled"
     seed: Annotated[int, Field(ge=0)] = 1
     budgets: list[Budget] = []
+    # A disturbed run (timing outside the self-check's tolerances) is run again this many
+    # times at most: a busy moment of the host should not cost a configuration a sample.
+    disturbed_retries: Annotated[int, Field(ge=0, le=10)] = 2
 
 
 class Loaded(BaseModel):

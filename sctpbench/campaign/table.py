@@ -1,12 +1,13 @@
 """The campaign's tables, Parquet files that pandas and duckdb open directly.
 
-campaign.parquet: one row per finished run (ok or failed): run_key, config_key, config,
-  repetition, seed, status, error, param.<dotted key> (the value as written, a string),
-  one float column per metrics.METRIC_KEYS name (null when absent), directory (relative
-  to the campaign folder).
+campaign.parquet: one row per finished run (ok, disturbed or failed): run_key, config_key,
+  config, repetition, seed, status, error (for a disturbed run: the self-check's reasons),
+  retries (disturbed attempts set aside in attempts/ before this one), param.<dotted key>
+  (the value as written, a string), one float column per metrics.METRIC_KEYS name (null
+  when absent), directory (relative to the campaign folder).
 configs.parquet: one row per configuration over its ok runs: config_key, config,
-  param.<key>, runs_ok, runs_failed, and <metric>_mean, <metric>_ci95, <metric>_n
-  (mean and 95% confidence half-width, Student's t).
+  param.<key>, runs_ok, runs_disturbed, runs_failed, and <metric>_mean, <metric>_ci95,
+  <metric>_n (mean and 95% confidence half-width, Student's t).
 """
 
 from __future__ import annotations
@@ -34,6 +35,17 @@ def run_summary(run_dir: Path) -> dict[str, Any] | None:
     return summary if isinstance(summary, dict) and summary.get("status") else None
 
 
+def disturbed_because(summary: dict[str, Any] | None) -> str | None:
+    reasons = ((summary or {}).get("selfcheck") or {}).get("reasons") or []
+    return "; ".join(r["detail"] for r in reasons) or None
+
+
+def disturbed_attempts(campaign_dir: Path, run_key: str) -> int:
+    """How often this run was disturbed and run again: its attempts set aside as disturbed."""
+    attempts = (campaign_dir / "attempts").glob(f"{run_key}-*")
+    return sum(1 for a in attempts if (run_summary(a) or {}).get("status") == "disturbed")
+
+
 def _float(value: Any) -> float | None:
     return None if value is None else float(value)
 
@@ -48,7 +60,9 @@ def rows(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[str
         values = dict(run.config.params)
         row: dict[str, Any] = {
             "run_key": run.run_key, "config_key": run.config.key, "config": run.config.label,
-            "repetition": run.repetition, "seed": run.seed, "status": summary["status"], "error": summary.get("error"),
+            "repetition": run.repetition, "seed": run.seed, "status": summary["status"],
+            "error": disturbed_because(summary) if summary["status"] == "disturbed" else summary.get("error"),
+            "retries": disturbed_attempts(campaign_dir, run.run_key),
         }
         row |= {f"param.{k}": values.get(k) for k in swept}
         row |= {k: _float(summary.get("metrics", {}).get(k)) for k in metrics.METRIC_KEYS}
@@ -59,7 +73,8 @@ def rows(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[str
 
 def _schema(swept: list[str]) -> pa.Schema:
     fields = [("run_key", pa.string()), ("config_key", pa.string()), ("config", pa.string()),
-              ("repetition", pa.int64()), ("seed", pa.int64()), ("status", pa.string()), ("error", pa.string())]
+              ("repetition", pa.int64()), ("seed", pa.int64()), ("status", pa.string()), ("error", pa.string()),
+              ("retries", pa.int64())]
     fields += [(f"param.{k}", pa.string()) for k in swept]
     fields += [(k, pa.float64()) for k in metrics.METRIC_KEYS]
     fields += [("directory", pa.string())]
@@ -75,7 +90,8 @@ def config_rows(run_rows: list[dict[str, Any]], swept: list[str]) -> list[dict[s
         ok = [r for r in group if r["status"] == "ok"]
         row: dict[str, Any] = {"config_key": key, "config": group[0]["config"]}
         row |= {f"param.{k}": group[0][f"param.{k}"] for k in swept}
-        row |= {"runs_ok": len(ok), "runs_failed": len(group) - len(ok)}
+        disturbed = sum(r["status"] == "disturbed" for r in group)
+        row |= {"runs_ok": len(ok), "runs_disturbed": disturbed, "runs_failed": len(group) - len(ok) - disturbed}
         for metric in metrics.METRIC_KEYS:
             s = metrics.mean_ci95([r[metric] for r in ok])
             row |= {f"{metric}_mean": s["mean"], f"{metric}_ci95": s["ci95"], f"{metric}_n": s["n"]}
@@ -86,7 +102,7 @@ def config_rows(run_rows: list[dict[str, Any]], swept: list[str]) -> list[dict[s
 def _config_schema(swept: list[str]) -> pa.Schema:
     fields = [("config_key", pa.string()), ("config", pa.string())]
     fields += [(f"param.{k}", pa.string()) for k in swept]
-    fields += [("runs_ok", pa.int64()), ("runs_failed", pa.int64())]
+    fields += [("runs_ok", pa.int64()), ("runs_disturbed", pa.int64()), ("runs_failed", pa.int64())]
     for metric in metrics.METRIC_KEYS:
         fields += [(f"{metric}_mean", pa.float64()), (f"{metric}_ci95", pa.float64()), (f"{metric}_n", pa.int64())]
     return pa.schema(fields)

@@ -19,6 +19,9 @@ class Tx:
     stream: int
     size: int
     t_sent_ns: int
+    # The schedule's time for this message; None for saturate, and in files written
+    # before the agent recorded it.
+    t_sched_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,8 @@ def parse(lines: list[str]) -> Records:
             elif kind == "peer":
                 rec.peers.append(f[2])
             elif kind == "tx":
-                rec.tx.append(Tx(int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5])))
+                sched = int(f[6]) if len(f) > 6 and f[6] != "-" else None
+                rec.tx.append(Tx(int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), sched))
             elif kind == "rx":
                 rec.rx.append(Rx(int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5]), f[6]))
             elif kind == "addr":

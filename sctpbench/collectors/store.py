@@ -6,7 +6,8 @@ A run folder after collection holds, besides what the backend wrote:
   path_events.parquet   timeline actions and SCTP_PEER_ADDR_CHANGE notifications
   path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per endpoint and path
   params.json           requested values, sysctls read back, association values read back
-  summary.json          metrics of the run, the detection model, event lags, status
+  summary.json          metrics of the run, the detection model, event lags, the timing
+                        self-check (testbed/selfcheck.py), status: ok, disturbed or failed
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sctpbench.collectors import records
-from sctpbench.testbed import metrics
+from sctpbench.testbed import metrics, selfcheck
 from sctpbench.testbed.plan import Plan
 
 
@@ -148,6 +149,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
     }
     (run_dir / "params.json").write_text(json.dumps(params, indent=2) + "\n")
 
+    check = _selfcheck(plan, client, events, rows)
     failure = _failure(plan, events, messages)
     changes = [(c.t_ns, c.addr, c.state) for c in client.addr]
     run = metrics.run_metrics(messages, len(client.tx), failure, changes)
@@ -156,9 +158,10 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "run_id": plan.run_id,
         "repetition": plan.repetition,
         "seed": plan.seed,
-        "status": "ok" if backend.get("ok") else "failed",
+        "status": selfcheck.status(bool(backend.get("ok")), check),
         "error": backend.get("error"),
         "metrics": run,
+        "selfcheck": check.to_dict(),
         "detection_model": None if model is None else {
             "rto_at_failure_ms": model.rto_ms, "rto_max_ms": model.rto_max_ms,
             "path_max_retrans": model.path_max_retrans, "rtt_ms": model.rtt_ms, "sack_delay_ms": model.sack_delay_ms,
@@ -170,6 +173,28 @@ def collect(run_dir: Path) -> dict[str, Any]:
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+def _selfcheck(plan: Plan, client: records.Records, events: list[dict[str, Any]], rows: list[dict[str, Any]]) -> selfcheck.Result:
+    """The timing self-check's inputs from the plan, the client's records and the timeline."""
+    w = plan.workload
+    t0 = next((int(args) for _, name, args in client.events if name == "start" and args.isdigit()), None)
+    pairs = []
+    for tx in client.tx:
+        sched = tx.t_sched_ns
+        if sched is None and t0 is not None and w["arrival"] == "periodic":  # records from before T_SCHED
+            sched = selfcheck.periodic_schedule(tx.seq, t0, w["rate"])
+        if sched is not None:
+            pairs.append((tx.t_gen_ns, sched))
+    paths = []
+    for link in plan.links:
+        if link.path in {a.path for a in plan.association}:
+            direction = "forward" if link.a.host == w["client"] else "reverse"
+            values = link.shaping[direction]
+            paths.append(selfcheck.PathDelay(link.path, direction, values["delay"], values.get("jitter") or 0, values.get("rate")))
+    deliveries = [selfcheck.Delivery(r["path"], r["t_rx_ns"], r["mtt_ns"]) for r in rows]
+    workload = selfcheck.Workload(w["arrival"], w["rate"], w["size"], nagle=plan.sctp.get("nodelay") is not True)
+    return selfcheck.evaluate(selfcheck.Tolerances.from_dict(plan.selfcheck), pairs, events, paths, deliveries, workload)
 
 
 def _failure(plan: Plan, events: list[dict[str, Any]], messages: list[metrics.Message]) -> metrics.Failure | None:

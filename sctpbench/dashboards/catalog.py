@@ -69,6 +69,13 @@ CAMPAIGN_PANELS = Row("Campaign", (
                  f'"messages_delivered" FROM "sctp_run" WHERE {CAMPAIGN} GROUP BY "run", "repetition", "status"',
                  result_format="table"),),
           width=8),
+    Panel("Timing self-check per run", "table",
+          (Query(f'SELECT "selfcheck_lateness_p99_ms", "selfcheck_lateness_max_ms", "selfcheck_event_lag_max_ms", '
+                 f'"selfcheck_delay_excess_ms", "selfcheck_reasons" FROM "sctp_run" WHERE {CAMPAIGN} '
+                 'GROUP BY "run", "status"', result_format="table"),),
+          width=24,
+          description="How late the sender and the timeline were, and MTT above the configured delay (low quantile, ms). "
+                      "A run outside the experiment's measure.selfcheck tolerances has status disturbed."),
 ))
 
 VARIABLES = (

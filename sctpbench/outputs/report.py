@@ -160,6 +160,35 @@ def events_table(run: folders.RunData) -> str:
             + table(["time from t0 (s)", "endpoint", "path", "peer address", "state"], notes, 5))
 
 
+def selfcheck_rows(check: dict[str, Any]) -> list[list[Any]]:
+    """check, measured, allowed, verdict: every figure, within tolerance or not."""
+    tol = check["tolerances"]
+    failed = {r["check"] for r in check.get("reasons") or []}
+    verdict = lambda name: "OUTSIDE" if name in failed else "ok"  # noqa: E731
+    rows: list[list[Any]] = []
+    late = check.get("lateness")
+    if late:
+        rows.append(["sender lateness p50 (ms)", fmt(late["p50_ms"], 3), "", ""])
+        rows.append(["sender lateness p99 (ms)", fmt(late["p99_ms"], 3), f"≤ {fmt(tol['lateness_p99_ns'] / 1e6, 1)}", verdict("lateness_p99")])
+        rows.append(["sender lateness max (ms)", fmt(late["max_ms"], 3), f"≤ {fmt(tol['lateness_max_ns'] / 1e6, 1)}", verdict("lateness_max")])
+    lag = check.get("event_lag")
+    if lag:
+        rows.append([f"event lag max (ms), {lag['worst']}", fmt(lag["max_ms"], 3), f"≤ {fmt(tol['event_lag_ns'] / 1e6, 1)}", verdict("event_lag")])
+    for d in check.get("delay") or []:
+        outside = any(r["check"].startswith("delay") and r.get("path") == d["path"] for r in check.get("reasons") or [])
+        rows.append([f"{d['path']} {d['direction']} MTT p{d['quantile']:g} (ms), configured {fmt(d['expected_ms'], 3)}",
+                     fmt(d["achieved_ms"], 3), f"{fmt(d['low_ms'], 3)} – {fmt(d['high_ms'], 3)}", "OUTSIDE" if outside else "ok"])
+    rows += [[f"not checked: {note}", "", "", ""] for note in check.get("skipped") or []]
+    return rows
+
+
+def selfcheck_table(check: dict[str, Any] | None) -> str:
+    if not check:
+        return "<p class=muted>No self-check in this run's summary (collected before it existed).</p>"
+    note = "" if check.get("enabled", True) else "<p class=muted>Judging is off (measure.selfcheck.enabled: false): figures only.</p>"
+    return note + table(["check", "measured", "allowed", "verdict"], selfcheck_rows(check), 1)
+
+
 def versions_table(run: folders.RunData) -> str:
     rows = [[f"guest {k}", v] for k, v in run.versions.items()] + [[f"host {k}", v] for k, v in run.host.items()]
     return table(["component", "version"], rows, 2)
@@ -173,7 +202,10 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
              f"Folder <code>{esc(run.directory)}</code>.</p>"]
     if s.get("error"):
         parts.append(f"<p class=warn>error: {esc(s['error'])}</p>")
+    for reason in (s.get("selfcheck") or {}).get("reasons") or []:
+        parts.append(f"<p class=warn>disturbed: {esc(reason['detail'])}</p>")
     parts.append(f"<{heading}>Metrics</{heading}>" + metrics_table(s))
+    parts.append(f"<{heading}>Timing self-check</{heading}>" + selfcheck_table(s.get("selfcheck")))
     parts.append(f"<{heading}>Figures</{heading}>")
     for f in figures.run_figures(run):
         f.name = f"{run.name}-{f.name}"
@@ -216,6 +248,9 @@ def session_report(session: folders.SessionData, options: Options) -> Report:
     if session.summary.get("error"):
         b.append(f"<p class=warn>stopped: {esc(session.summary['error'])}</p>")
     b.append("<h2>Across runs: mean ± 95% confidence interval</h2>" + summary_table(session.summary.get("summary") or {}))
+    disturbed = session.summary.get("disturbed") or []
+    if disturbed:
+        b.append(f"<p class=warn>Over ok runs only; disturbed (timing outside the self-check's tolerances): {esc(', '.join(disturbed))}</p>")
     b.append("<h2>Runs</h2>" + runs_table(session.runs))
     if len(session.runs) > 1:
         b.append(figure_html(report, figures.session_mtt_cdf(session), options))

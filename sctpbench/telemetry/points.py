@@ -13,7 +13,11 @@ Measurements (one per local-store table, plus the run's summary):
                                      fields state, state_code, cwnd, srtt_ms, rto_ms, mtu, primary
   sctp_event    path_events.parquet  tags …, source (timeline|client|server), kind, path
                                      fields detail, addr, title
-  sctp_run      summary.json         tags …, status; fields: the run's metrics
+  sctp_run      summary.json         tags …, status (ok, disturbed, failed); fields: the run's
+                                     metrics, the detection model, the timing self-check's
+                                     figures (selfcheck_lateness_p50_ms, _p99_ms, _max_ms,
+                                     selfcheck_event_lag_max_ms, selfcheck_delay_excess_ms,
+                                     selfcheck_reasons)
 where … is experiment, campaign, run, repetition, association.
 """
 
@@ -22,6 +26,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from typing import Any
+
+from sctpbench.testbed import selfcheck
 
 MEASUREMENTS = ("sctp_message", "sctp_path", "sctp_event", "sctp_run")
 
@@ -157,5 +163,6 @@ def run_point(summary: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
     if model.get("model_ms") is not None:
         fields["detection_model_ms"] = float(model["model_ms"])
         fields["detection_bound_ms"] = float(model["bound_ms"])
+    fields |= selfcheck.run_fields(summary.get("selfcheck"))
     fields["seed"] = int(summary.get("seed", 0))
     return Point("sctp_run", tags.as_dict() | {"status": summary.get("status", "unknown")}, fields, time_ns)

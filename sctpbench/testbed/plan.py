@@ -141,6 +141,9 @@ class Plan:
     drain_timeout_ns: int  # how long the client may wait for its last data to be acknowledged
     clock: str = "real"  # virtual, paced or real: whose time the run's timestamps are in
     variation: dict[str, Any] = field(default_factory=dict)  # seeded draws: start offset, event phases
+    # The timing self-check's tolerances (selfcheck.Tolerances as a dict); absent from
+    # plans written before it existed, which then get the defaults.
+    selfcheck: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -265,8 +268,9 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
 
 def build(experiment: Any, repetition: int, agent: str) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
-    # Where telemetry goes is not part of what is measured: it leaves the identity alone.
-    resolved = experiment.model_dump_json(exclude={"influx"})
+    # Where telemetry goes and how strictly timing is judged are not part of what is
+    # measured: they leave the identity alone.
+    resolved = experiment.model_dump_json(exclude={"influx": True, "measure": {"selfcheck"}})
     rid = run_id(resolved, repetition)
     topo = experiment.topology
     hosts = list(topo.hosts) + ([EMULATOR] if topo.emulator else [])
@@ -389,6 +393,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         drain_timeout_ns=drain_ns,
         clock=experiment.clock,
         variation=variation,
+        selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
     )
 
 

@@ -42,7 +42,9 @@ class Session:
         return {
             "directory": str(self.directory),
             "runs": self.runs,
+            # Only ok runs: a disturbed run's numbers are the host's load, not the experiment's.
             "summary": metrics.summarize([r["metrics"] for r in self.runs if r["status"] == "ok"]),
+            "disturbed": [r["run"] for r in self.runs if r["status"] == "disturbed"],
             "error": self.error,
             "interrupted": self.interrupted,
             "calibration": self.calibration,
@@ -73,7 +75,9 @@ def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path,
             tag = f"[{repetition}/{experiment.repeat}]"
             result = run_once(experiment, repetition, session.directory, backend, agent, lambda s: progress(f"{tag} {s}"))
             session.runs.append(result)
-            if result["status"] != "ok":
+            # A disturbed run finished and is kept out of the summary; only a failed one
+            # (the testbed itself broke) stops the repetitions.
+            if result["status"] == "failed":
                 session.error = result["error"]
                 break
     except KeyboardInterrupt:
@@ -194,6 +198,7 @@ def _collect(run_dir: Path, p: planning.Plan, error: str | None) -> dict[str, An
         "error": error or summary.get("error"),
         "params": {"repetition": p.repetition, "seed": p.seed, "run_id": p.run_id, "sctp": p.sctp},
         "metrics": summary.get("metrics", {}),
+        "selfcheck": summary.get("selfcheck"),
         "detection_model": summary.get("detection_model"),
         "events": summary.get("events", []),
         "paths_used": summary.get("paths_used", []),

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from sctpbench.testbed import timeline, units
+from sctpbench.testbed import selfcheck, timeline, units
 from sctpbench.testbed.errors import SpecError
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
@@ -246,11 +246,34 @@ class Event(_Model):
         return list(value) if isinstance(value, tuple) else [value]
 
 
+_TOLERANCE = selfcheck.Tolerances()
+
+
+class SelfCheck(_Model):
+    """Tolerances of the timing self-check (testbed/selfcheck.py); outside them a run is `disturbed`."""
+
+    enabled: bool = Field(default=_TOLERANCE.enabled, description="false: record the figures, never mark a run disturbed")
+    lateness_p99: Duration = Field(default=_TOLERANCE.lateness_p99_ns, description="sender lateness against its schedule, p99")
+    lateness_max: Duration = Field(default=_TOLERANCE.lateness_max_ns, description="sender lateness, the worst message")
+    event_lag: Duration = Field(default=_TOLERANCE.event_lag_ns, description="the largest lag of a timeline action")
+    delay: Percent = Field(default=_TOLERANCE.delay_over_pct, description="MTT's low quantile above the configured delay by this share…")
+    delay_slack: Duration = Field(default=_TOLERANCE.delay_slack_ns, description="…and by more than this")
+    delay_under: Duration = Field(default=_TOLERANCE.delay_under_ns, description="MTT's low quantile below the configured delay by more than this")
+
+    def tolerances(self) -> selfcheck.Tolerances:
+        return selfcheck.Tolerances(
+            enabled=self.enabled, lateness_p99_ns=self.lateness_p99, lateness_max_ns=self.lateness_max,
+            event_lag_ns=self.event_lag, delay_over_pct=self.delay, delay_slack_ns=self.delay_slack,
+            delay_under_ns=self.delay_under,
+        )
+
+
 class Measure(_Model):
     sample_interval: Annotated[Duration, Field(ge=0)] = 20_000_000
     capture: bool = Field(default=False, description="tcpdump on both ends of every path, saved with the run")
     calibrate: bool = Field(default=False, description="measure delay, loss and rate on the topology before the runs")
     calibration_tolerance: Percent = Field(default=5.0, description="warn when a calibration error exceeds this")
+    selfcheck: SelfCheck = SelfCheck()
 
 
 class Influx(_Model):

@@ -245,7 +245,9 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 	}
 	t_sent = now_ns();
 	*now = t_sent;
-	records_tx(c->rec, t_gen, seq, stream, c->cfg->size, t_sent);
+	/* next_due is still message seq's slot: generate() advances it after. */
+	records_tx(c->rec, t_gen, seq, stream, c->cfg->size, t_sent,
+		   c->saturate ? RECORDS_NO_TIME : c->next_due);
 	return SENT;
 }
 

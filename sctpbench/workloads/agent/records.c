@@ -154,10 +154,14 @@ void records_peer(struct records *r, int64_t t, const struct sockaddr_storage *a
 }
 
 void records_tx(struct records *r, int64_t t_gen, uint64_t seq, unsigned stream,
-		uint64_t size, int64_t t_sent)
+		uint64_t size, int64_t t_sent, int64_t t_sched)
 {
-	emit(r, false, "tx\t%" PRId64 "\t%" PRIu64 "\t%u\t%" PRIu64 "\t%" PRId64 "\n",
-	     t_gen, seq, stream, size, t_sent);
+	char sched_s[24] = "-";
+
+	if (t_sched != RECORDS_NO_TIME)
+		snprintf(sched_s, sizeof(sched_s), "%" PRId64, t_sched);
+	emit(r, false, "tx\t%" PRId64 "\t%" PRIu64 "\t%u\t%" PRIu64 "\t%" PRId64 "\t%s\n",
+	     t_gen, seq, stream, size, t_sent, sched_s);
 }
 
 void records_rx(struct records *r, int64_t t_rx, bool have_payload_header,

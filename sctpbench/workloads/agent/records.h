@@ -44,8 +44,12 @@ void records_assoc(struct records *r, int64_t t, const char *state,
 void records_param(struct records *r, int64_t t, const char *name, const char *value);
 void records_param_u64(struct records *r, int64_t t, const char *name, uint64_t value);
 void records_peer(struct records *r, int64_t t, const struct sockaddr_storage *addr);
+/* t_sched: when the schedule wanted the message generated, so a reader can
+ * tell how late the sender was (Poisson's schedule exists only in here);
+ * RECORDS_NO_TIME, printed as "-", when there is no schedule (saturate). */
+#define RECORDS_NO_TIME INT64_MIN
 void records_tx(struct records *r, int64_t t_gen, uint64_t seq, unsigned stream,
-		uint64_t size, int64_t t_sent);
+		uint64_t size, int64_t t_sent, int64_t t_sched);
 /* seq/t_gen are printed as "-" when the payload was too short to carry
  * them; stream as "-" when the kernel gave no receive info. */
 void records_rx(struct records *r, int64_t t_rx, bool have_payload_header,
