@@ -1,7 +1,7 @@
 """The timing self-check in the guest, on the real clock: a quiet run is `ok`, and a run
 whose guest is stopped for a second in the middle is `disturbed`, deterministically.
 
-Stopping the guest (SIGSTOP to its process group) is what a busy host does to it, only
+Stopping the guest (SIGSTOP to its kernel process) is what a busy host does to it, only
 longer and at a known moment: on the real clock the guest's time runs on meanwhile, so
 every message due in that second goes out late.
 """
@@ -55,19 +55,24 @@ def _finish(proc: subprocess.Popen[str]) -> tuple[dict[str, Any], str]:
     return json.loads(stdout), stderr
 
 
-def _guest_groups(umid_prefix: str) -> set[int]:
-    """Process groups of the guest's processes: the kernel binary with our umid."""
-    groups = set()
+def _guest_kernels(umid_prefix: str) -> set[int]:
+    """The guest's kernel process: the one with our umid that leads its process group.
+
+    Only the kernel is stopped: its user processes are ptrace children that wait for it
+    anyway, and a SIGCONT sent to them directly is taken for a fault and kills them.
+    """
+    kernels = set()
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
             argv = (proc / "cmdline").read_bytes().split(b"\0")
-            if any(a.startswith(umid_prefix.encode()) for a in argv):
-                groups.add(os.getpgid(int(proc.name)))
+            pid = int(proc.name)
+            if any(a.startswith(umid_prefix.encode()) for a in argv) and os.getpgid(pid) == pid:
+                kernels.add(pid)
         except (OSError, ProcessLookupError):
             continue
-    return groups
+    return kernels
 
 
 def _wait_for_start(out: Path, deadline_s: float = 120.0) -> Path:
@@ -99,19 +104,19 @@ def test_a_guest_stopped_for_a_second_makes_the_run_disturbed(tmp_path: Path) ->
     path = _experiment(tmp_path)
     run_id = planning.build(spec.load(path), 1, "agent").run_id
     proc = _start(path, tmp_path)
-    groups: set[int] = set()
+    kernels: set[int] = set()
     try:
         _wait_for_start(tmp_path)
         time.sleep(1.0)  # into the workload, before the event at 3.5 s
-        groups = _guest_groups(f"umid=sb-{run_id[:8]}-")
-        assert groups, "no guest processes found"
-        for group in groups:
-            os.killpg(group, signal.SIGSTOP)
+        kernels = _guest_kernels(f"umid=sb-{run_id[:8]}-")
+        assert kernels, "no guest kernel process found"
+        for pid in kernels:
+            os.kill(pid, signal.SIGSTOP)
         time.sleep(STOP_S)
     finally:
-        for group in groups:
+        for pid in kernels:
             try:
-                os.killpg(group, signal.SIGCONT)
+                os.kill(pid, signal.SIGCONT)
             except ProcessLookupError:
                 pass
     doc, stderr = _finish(proc)

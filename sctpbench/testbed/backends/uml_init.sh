@@ -32,6 +32,7 @@ if [ -d "$SB_MODULES/kernel" ]; then
 else
     mkdir -p "/run/modroot/lib/modules/$(uname -r)"
     cp "$SB_MODULES/modules.builtin" "/run/modroot/lib/modules/$(uname -r)/"
+    touch "/run/modroot/lib/modules/$(uname -r)/modules.order" "/run/modroot/lib/modules/$(uname -r)/modules.builtin.modinfo"
     depmod -b /run/modroot "$(uname -r)" || echo "SB-ERROR depmod failed"
 fi
 # The kernel loads modules on demand too (SCTP's cookie HMAC, qdiscs): point it at a
