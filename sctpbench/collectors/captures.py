@@ -22,6 +22,7 @@ from typing import Any
 
 TSHARK_TIMEOUT_S = 120
 CHUNK_DATA = 0
+CHUNK_SACK = 3
 CHUNK_NAMES = {
     0: "DATA", 1: "INIT", 2: "INIT_ACK", 3: "SACK", 4: "HEARTBEAT", 5: "HEARTBEAT_ACK", 6: "ABORT",
     7: "SHUTDOWN", 8: "SHUTDOWN_ACK", 9: "ERROR", 10: "COOKIE_ECHO", 11: "COOKIE_ACK", 12: "ECNE", 13: "CWR",
@@ -42,6 +43,7 @@ class Chunk:
     tsn: int | None = None  # DATA only, when the header was captured
     seq: int | None = None  # the agent's message sequence number (first fragment, payload captured)
     t_gen_ns: int | None = None  # the agent's generation time, CLOCK_MONOTONIC
+    cum_tsn: int | None = None  # SACK only: the cumulative TSN acknowledged
 
     @property
     def name(self) -> str:
@@ -93,13 +95,15 @@ def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
     offset = 12
     while offset + 4 <= len(sctp):
         ctype, flags, length = struct.unpack_from("!BBH", sctp, offset)
-        tsn = seq = t_gen = None
+        tsn = seq = t_gen = cum = None
         if ctype == CHUNK_DATA and offset + 8 <= len(sctp):
             (tsn,) = struct.unpack_from("!I", sctp, offset + 4)
             payload = offset + 16
             if flags & DATA_B_BIT and length >= 32 and payload + 16 <= len(sctp):
                 seq, t_gen = struct.unpack_from("!QQ", sctp, payload)
-        chunks.append(Chunk(ctype, flags, tsn, seq, t_gen))
+        elif ctype == CHUNK_SACK and offset + 8 <= len(sctp):
+            (cum,) = struct.unpack_from("!I", sctp, offset + 4)
+        chunks.append(Chunk(ctype, flags, tsn, seq, t_gen, cum))
         if length < 4:  # malformed: stop rather than loop
             break
         offset += (length + 3) & ~3
