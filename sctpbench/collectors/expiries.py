@@ -1,0 +1,177 @@
+"""The retransmission timeouts (T3-rtx expiries) of a failed path, read from the sender's
+own captures, against the RTO that should have timed them.
+
+After a path fails, each expiry of its T3-rtx timer shows on the wire as a burst of
+retransmissions (on the alternate path) that no SACK triggered. The timer was started:
+- for the first expiry, by the last SACK that reached the sender before the failure while
+  data was outstanding, or else by the first DATA sent after it;
+- for each later one, by the first DATA the sender put on the failed path after the
+  previous expiry (RFC 9260 6.3.2 R1; Linux restarts it only then, or on a SACK, and no
+  SACK arrives any more).
+Gap i should be min(RTO·2^i, RTO.max), rounded up by the kernel's timer wheel: a timer
+due in d jiffies lands in a bucket of 8^level jiffies (level 0 below 63 jiffies, 1 below
+504, 2 below 4032, …), so it fires up to one bucket later.
+
+The sender's captures see its outgoing packets after its egress qdisc (netem's delay):
+their send time is the capture time less that path's own lag, measured from first
+transmissions, whose payload carries the agents' generation time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sctpbench.collectors import captures, records
+from sctpbench.testbed.plan import Plan
+
+WHEEL_LEVEL_BITS = 6
+WHEEL_CLK_SHIFT = 3
+SAME_INSTANT_NS = 1_000_000  # packets this close belong to one burst (virtual time: 0)
+
+
+@dataclass(frozen=True)
+class Expiry:
+    index: int  # 0 for the first expiry after the failure
+    started_ns: int  # agents' clock (CLOCK_MONOTONIC)
+    expired_ns: int
+    rto_ms: float  # the model's RTO for this expiry: min(RTO·2^i, RTO.max)
+    granularity_ms: float  # the timer wheel's bucket for such a timeout
+
+    @property
+    def gap_ms(self) -> float:
+        return (self.expired_ns - self.started_ns) / 1e6
+
+    @property
+    def within(self) -> bool:
+        """Not before the RTO, and no later than one wheel bucket (plus a jiffy of phase) after it."""
+        return self.rto_ms - 1.0 <= self.gap_ms <= self.rto_ms + self.granularity_ms + 1.0
+
+
+@dataclass(frozen=True)
+class Expiries:
+    path: str
+    failed_ns: int
+    expiries: list[Expiry]
+    unreachable_ns: int | None  # the sender's ADDR_UNREACHABLE for the failed path
+
+    @property
+    def detection_after_last_expiry_ms(self) -> float | None:
+        if self.unreachable_ns is None or not self.expiries:
+            return None
+        return (self.unreachable_ns - self.expiries[-1].expired_ns) / 1e6
+
+
+def wheel_granularity_jiffies(delta_jiffies: int) -> int:
+    """The bucket width of the level a timer due in delta jiffies is filed in (kernel/time/timer.c)."""
+    level = 0
+    while delta_jiffies >= ((1 << WHEEL_LEVEL_BITS) - 1) << (level * WHEEL_CLK_SHIFT):
+        level += 1
+    return 1 << (level * WHEEL_CLK_SHIFT)
+
+
+def model_rtos(rto_ms: float, rto_max_ms: float, count: int) -> list[float]:
+    return [min(rto_ms * 2**i, rto_max_ms) for i in range(count)]
+
+
+@dataclass(frozen=True)
+class _Sent:
+    t_ns: int  # when the sender's kernel sent it (capture less the egress lag)
+    path: str
+    tsns: list[int]
+
+
+def analyse(run_dir: Path) -> Expiries:
+    """The failed path's expiries in a run captured with `measure.capture: true`."""
+    plan = Plan.from_json((run_dir / "plan.json").read_text())
+    backend = json.loads((run_dir / "backend.json").read_text())
+    kernel = json.loads((run_dir / "kernel.json").read_text())
+    client_host = plan.workload["client"]
+    client = records.read(run_dir / "records" / "client.rec")
+    fail = _first_failure(run_dir)
+    path = fail["target"]
+    assoc = {a.path: a for a in plan.association}
+    to_mono = backend["t0_realtime_ns"] - backend["t0_ns"]
+    sent: list[_Sent] = []
+    sacks: list[tuple[int, str]] = []
+    for name, a in assoc.items():
+        packets = captures.read(run_dir / "captures" / f"{name}-{client_host}.pcap")
+        out = [p for p in packets if p.src == a.client_address]
+        lag = _egress_lag_ns(out, to_mono)
+        sent += [_Sent(_mono(p, to_mono) - lag, name, p.tsns) for p in out if p.tsns]
+        sacks += [(_mono(p, to_mono), name) for p in packets if p.src == a.server_address and "SACK" in p.chunk_types]
+    sent.sort(key=lambda s: s.t_ns)
+    sacks.sort()
+    failed_ns = int(fail["applied_ns"])
+    bursts = _expiry_bursts(sent, [t for t, _ in sacks], failed_ns)
+    rto_ms, rto_max_ms = _rto_at(client, assoc[path].server_address, failed_ns), float(client.params["rto_max_ms"])
+    hz = int(kernel["hz"])
+    expiries = []
+    for i, (burst, rto) in enumerate(zip(bursts, model_rtos(rto_ms, rto_max_ms, len(bursts)))):
+        started = _first_start(sent, sacks, path, failed_ns, burst) if i == 0 else _next_send(sent, path, bursts[i - 1].t_ns)
+        gran = wheel_granularity_jiffies(round(rto * hz / 1000)) * 1000 / hz
+        expiries.append(Expiry(i, started, burst.t_ns, rto, gran))
+    unreachable = next((c.t_ns for c in client.addr
+                        if c.addr == assoc[path].server_address and c.state == "ADDR_UNREACHABLE" and c.t_ns >= failed_ns), None)
+    return Expiries(path, failed_ns, expiries, unreachable)
+
+
+def _first_failure(run_dir: Path) -> dict[str, Any]:
+    for line in (run_dir / "events.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if event["kind"] == "fail":
+            return dict(event)
+    raise ValueError(f"{run_dir}: no fail event on the timeline")
+
+
+def _mono(p: captures.Packet, to_mono: int) -> int:
+    return round(p.time * 1e9) - to_mono
+
+
+def _egress_lag_ns(out: list[captures.Packet], to_mono: int) -> int:
+    """Capture time less generation time, at its least: the egress qdisc's delay on this path."""
+    lags = [_mono(p, to_mono) - c.t_gen_ns for p in out for c in p.chunks if c.t_gen_ns is not None]
+    return min(lags) if lags else 0
+
+
+@dataclass(frozen=True)
+class _Burst:
+    t_ns: int
+    earliest_tsn: int  # the lowest TSN it retransmits: the oldest chunk the timer guarded
+
+
+def _expiry_bursts(sent: list[_Sent], sack_times: list[int], failed_ns: int) -> list[_Burst]:
+    """Retransmission bursts after the failure that no SACK arrival set off."""
+    seen: set[int] = set()
+    bursts: list[_Burst] = []
+    for s in sent:
+        again = [t for t in s.tsns if t in seen]
+        seen.update(s.tsns)
+        if not again or s.t_ns < failed_ns or (bursts and s.t_ns - bursts[-1].t_ns < SAME_INSTANT_NS):
+            continue
+        if any(0 <= s.t_ns - t < SAME_INSTANT_NS for t in sack_times):
+            continue  # a SACK opened the window: a continuation, not a timeout
+        bursts.append(_Burst(s.t_ns, min(again)))
+    return bursts
+
+
+def _first_start(sent: list[_Sent], sacks: list[tuple[int, str]], path: str, failed_ns: int, burst: _Burst) -> int:
+    """A SACK restarts a running timer; with nothing outstanding, the next DATA starts it.
+    So: the later of the oldest lost chunk's first send and the last SACK before the failure."""
+    first_send = next(s.t_ns for s in sent if burst.earliest_tsn in s.tsns)
+    last_sack = max((t for t, p in sacks if p == path and t < failed_ns), default=first_send)
+    return max(first_send, last_sack)
+
+
+def _next_send(sent: list[_Sent], path: str, after_ns: int) -> int:
+    return next(s.t_ns for s in sent if s.path == path and s.t_ns >= after_ns)
+
+
+def _rto_at(client: records.Records, peer: str, t_ns: int) -> float:
+    """The sender's RTO for the path at the failure, from its own path samples."""
+    before = [s for s in client.path if s.addr == peer and s.t_ns <= t_ns]
+    if not before:
+        raise ValueError(f"no path samples of {peer} before the failure")
+    return float(before[-1].rto_ms)
