@@ -158,8 +158,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     decision = clock.for_backend(experiment, backend, args.file)
     experiment = decision.experiment
     progress = lambda s: print(f"{experiment.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
-    if decision.note:
-        progress(decision.note)
+    for note in (decision.note, clock.repetition_note(experiment)):
+        if note:
+            progress(note)
     progress(f"backend {backend}, {experiment.clock} clock, {experiment.repeat} run(s), results in {args.out}")
     session = runner.run_experiment(experiment, args.out, backend, capabilities.agent_path(), progress)
     document = session.document()

@@ -98,3 +98,10 @@ def test_the_kernel_cache_key_follows_the_config_fragment(tmp_path: Path, monkey
     fragment.write_text(uml_kernel.FRAGMENT.read_text() + "CONFIG_EXTRA=y\n")
     monkeypatch.setattr(uml_kernel, "FRAGMENT", fragment)
     assert uml_kernel.build_key() != key
+
+
+def test_identical_repetitions_are_pointed_out_on_virtual_time_only() -> None:
+    assert "will agree" in clock.repetition_note(_load("repeat=3"))
+    assert clock.repetition_note(_load("repeat=3", "vary.event_phase=20ms")) == ""
+    assert clock.repetition_note(_load("repeat=3", "clock=real")) == ""
+    assert clock.repetition_note(_load("repeat=1")) == ""

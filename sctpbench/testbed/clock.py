@@ -50,3 +50,12 @@ def _unavailable(backend: str) -> str:
         return f"the {backend} backend runs on the host's own clock"
     kernel, why = uml_kernel.find(need_time_travel=True)
     return "" if kernel is not None else why
+
+
+def repetition_note(experiment: Any) -> str:
+    """A warning worth a line: repetitions that can only repeat each other."""
+    varied = experiment.vary.start or experiment.vary.event_phase or experiment.workload.arrival == "poisson"
+    if experiment.repeat > 1 and experiment.clock in VIRTUAL_CLOCKS and not varied:
+        return (f"note: on {experiment.clock} time a run without random elements repeats itself; these "
+                f"{experiment.repeat} repetitions will agree (vary: draws event phases and start offsets per repetition)")
+    return ""

@@ -35,7 +35,8 @@ class Kernel:
 
     def describe(self) -> str:
         clocks = "virtual, paced and real clock" if self.time_travel else "real clock only"
-        return f"{self.origin} kernel {self.release} ({clocks}): {self.binary}"
+        config = f", config {self.config_sha256[:12]}" if self.config_sha256 else ""
+        return f"{self.origin} kernel {self.release}{config} ({clocks}): {self.binary}"
 
 
 def cache_root() -> Path:
