@@ -161,6 +161,18 @@ def test_delay_uses_only_messages_delivered_before_the_first_event() -> None:
     assert none_before.delay == [] and any("before the first event" in s for s in none_before.skipped)
 
 
+def test_a_path_that_carried_only_retransmissions_is_not_judged() -> None:
+    # Drops on the primary: their retransmissions go to the secondary, an RTO late.
+    primary = selfcheck.PathDelay("primary", "forward", 10 * MS)
+    secondary = selfcheck.PathDelay("secondary", "forward", 10 * MS)
+    deliveries = _deliveries("primary", [10.0] * 40) + _deliveries("secondary", [210.0] * 6)
+    result = selfcheck.evaluate(TOL, [], [], [primary, secondary], deliveries, PERIODIC)
+    assert not result.reasons and [d["path"] for d in result.delay] == ["primary"]
+    assert any("secondary: 6 of 46" in s for s in result.skipped)
+    shared = _deliveries("primary", [10.0] * 20) + _deliveries("secondary", [210.0] * 20)
+    assert [r.path for r in selfcheck.evaluate(TOL, [], [], [primary, secondary], shared, PERIODIC).reasons] == ["secondary"]
+
+
 def test_nagle_takes_the_fastest_message_not_the_low_quantile() -> None:
     # Nagle with delayed SACK: one message in eleven crosses in the path's time
     mtts = ([10.2] + [60.0] * 10) * 3

@@ -74,7 +74,7 @@ class Link:
     shaping: dict[str, dict[str, Any]]  # "forward" (a→b) and "reverse" (b→a): values as in shaping.py
     shaped_at: dict[str, Interface]  # direction → the interface whose egress shapes it
     emulator: list[Interface] = field(default_factory=list)  # the emulator's interfaces facing a and b
-    routes: list[Command] = field(default_factory=list)  # what `up` must put back after `down`
+    routes: list[Command] = field(default_factory=list)  # what `up` must put back after `down`: neighbours, routes
     burst: dict[str, int | None] = field(default_factory=dict)  # the rate limiter's bucket (bytes) per direction
     drop_packets: dict[str, Any] | None = None  # the packet-driven loss pattern, as configured
 
@@ -503,10 +503,25 @@ class _Network:
         ]
         return iface
 
-    def _veth(self, x: Interface, y: Interface) -> None:
+    def _veth(self, x: Interface, y: Interface) -> list[Command]:
+        """A veth pair with fixed MACs and permanent neighbour entries, returned for `up`.
+
+        Without them the first packet each way waits for ARP, whose request or reply
+        crosses the shaped egress: a path's first message would pay an extra delay that
+        no experiment asked for, at a moment set by which end happened to speak first.
+        """
         self.links_setup.append(
-            Command("ip", ["link", "add", x.ifname, "netns", x.ns, "type", "veth", "peer", "name", y.ifname, "netns", y.ns])
+            Command("ip", ["link", "add", x.ifname, "netns", x.ns, "address", mac_address(x.address), "type", "veth",
+                           "peer", "name", y.ifname, "netns", y.ns, "address", mac_address(y.address)])
         )
+        neighbours = [
+            Command("ip", ["neigh", "replace", far.address, "lladdr", mac_address(far.address), "dev", near.ifname,
+                           "nud", "permanent"], near.ns)
+            for near, far in ((x, y), (y, x))
+        ]
+        for command in neighbours:
+            self.ip[command.ns].append(command)
+        return neighbours
 
     def _shape(self, at: Interface, values: dict[str, Any]) -> None:
         self.tc[at.ns] += [Command("tc", args, at.ns) for args in shaping.qdisc_commands(at.ifname, values)]
@@ -514,10 +529,10 @@ class _Network:
     def direct(self, index: int, name: str, between: tuple[str, str], values: dict[str, dict[str, Any]]) -> Link:
         a = self._iface(between[0], name, subnet_address(index, 1))
         b = self._iface(between[1], name, subnet_address(index, 2))
-        self._veth(a, b)
+        neighbours = self._veth(a, b)
         self._shape(a, values["forward"])
         self._shape(b, values["reverse"])
-        self.links.append(Link(name, a, b, values, {"forward": a, "reverse": b}))
+        self.links.append(Link(name, a, b, values, {"forward": a, "reverse": b}, routes=neighbours))
         return self.links[-1]
 
     def emulated(self, index: int, name: str, between: tuple[str, str], values: dict[str, dict[str, Any]]) -> Link:
@@ -528,8 +543,8 @@ class _Network:
         b = self._iface(between[1], name, subnet_address(nb, 2))
         ea = self._iface(EMULATOR, f"{name}-a", subnet_address(na, 254))
         eb = self._iface(EMULATOR, f"{name}-b", subnet_address(nb, 254))
-        self._veth(a, ea)
-        self._veth(b, eb)
+        # `down` takes the hosts' ends down, which drops their neighbour entries: `up` puts them back.
+        hosts_neighbours = [c for c in self._veth(a, ea) + self._veth(b, eb) if c.ns in (a.ns, b.ns)]
         table = str(100 + index)
         routes: list[Command] = []
         for host, gw, far in ((a, ea, nb), (b, eb, na)):
@@ -541,8 +556,14 @@ class _Network:
             self.ip[host.ns] += routes[-2:]
         self._shape(eb, values["forward"])
         self._shape(ea, values["reverse"])
-        self.links.append(Link(name, a, b, values, {"forward": eb, "reverse": ea}, [ea, eb], routes))
+        self.links.append(Link(name, a, b, values, {"forward": eb, "reverse": ea}, [ea, eb], hosts_neighbours + routes))
         return self.links[-1]
+
+
+def mac_address(ipv4: str) -> str:
+    """A locally administered MAC derived from the interface's address: fixed, so that
+    neighbour entries can be written in advance."""
+    return "02:5b:" + ":".join(f"{int(octet):02x}" for octet in ipv4.split("."))
 
 
 def _primary_address(target: str, assoc: list[AssociationPath]) -> str:

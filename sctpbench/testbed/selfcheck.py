@@ -28,6 +28,9 @@ from typing import Any
 # that one odd message does not decide.
 DELAY_QUANTILE = 10.0
 MIN_DELAY_SAMPLES = 5
+# A path that carried only a small share of the messages before the first event carried
+# retransmissions (lost on the primary, resent on an alternate): their MTT holds an RTO.
+MIN_PATH_SHARE = 0.25
 # With Nagle on, a message waits for the acknowledgement of what is in flight: only those
 # that found nothing in flight (the fastest) cross in the path's own time.
 NAGLE_QUANTILE = 0.0
@@ -235,15 +238,20 @@ def _delay_checks(result: Result, paths: list[PathDelay], deliveries: list[Deliv
         result.skipped.append("delay: a saturating workload queues by design")
         return
     q = NAGLE_QUANTILE if workload.nagle else DELAY_QUANTILE
+    before = [d for d in deliveries if d.mtt_ns is not None and d.t_rx_ns is not None
+              and (first_event_ns is None or d.t_rx_ns < first_event_ns)]
     for path in paths:
         if path.rate_bps and offered_bps(workload.size, workload.rate) >= MAX_OFFERED_SHARE * path.rate_bps:
             result.skipped.append(f"delay: {path.path}: the workload offers {MAX_OFFERED_SHARE:.0%} of its rate or more")
             continue
-        mtts = [d.mtt_ns for d in deliveries if d.path == path.path and d.mtt_ns is not None and d.t_rx_ns is not None
-                and (first_event_ns is None or d.t_rx_ns < first_event_ns)]
+        mtts = [d.mtt_ns for d in before if d.path == path.path and d.mtt_ns is not None]
         if len(mtts) < MIN_DELAY_SAMPLES:
             if any(d.path == path.path for d in deliveries):
                 result.skipped.append(f"delay: {path.path}: {len(mtts)} message(s) delivered before the first event")
+            continue
+        if len(mtts) < MIN_PATH_SHARE * len(before):
+            result.skipped.append(f"delay: {path.path}: {len(mtts)} of {len(before)} messages before the first event, "
+                                  "retransmissions rather than the path's own traffic")
             continue
         figures = delay_figures(path, mtts, workload.size, q, result.tolerances)
         result.delay.append(figures)
