@@ -173,7 +173,8 @@ def path_samples(run: RunData, endpoint: str = "client") -> Figure:
             ax.axvline(m.t_s, color=ACTION_COLOURS.get(m.kind, "#7b3294"), linewidth=1.2, alpha=0.9, zorder=1)
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
-    axes[0].legend(loc="upper left", fontsize=8)
+    if axes[0].get_legend_handles_labels()[0]:
+        axes[0].legend(loc="upper left", fontsize=8)
     axes[-1].set_xlabel("time from t0 (s)")
     return Figure("path-samples", f"Congestion window, smoothed RTT and RTO per path ({endpoint}'s samples; the kernel reports SRTT in jiffies, shown in ms)", fig)
 
