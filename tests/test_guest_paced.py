@@ -2,7 +2,10 @@
 
 One short failover (4 s of traffic, the primary fails at 1.5 s) runs once on each clock.
 The guest works in zero virtual time on both; the calendar only holds it back, so every
-message's MTT and the detection time must be the same, to the nanosecond.
+message's MTT, its path and the detection time must be the same. "The same" is what two
+virtual runs give: every clock read inside the guest costs 256 ns of virtual time
+(arch/um/kernel/time.c, TIMER_MULTIPLIER) and their number varies a little from run to
+run (seen: up to 1.5 µs on an MTT), so equality is to within a few such reads.
 """
 
 import json
@@ -18,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest
 SHORT = ["--set", "workload.duration=4s", "--set", "events.0.at=1.5s"]
 LENGTH_S = 4.0
+CLOCK_READS_NS = 16 * 256  # the run-to-run noise of virtual time itself, with room
 
 
 def run(clock: str, out: Path) -> dict[str, Any]:
@@ -38,21 +42,27 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     return {clock: run(clock, out) for clock in ("virtual", "paced")}
 
 
-def mtts(result: dict[str, Any]) -> list[tuple[int, int | None]]:
-    rows = pq.read_table(result["dir"] / "messages.parquet").to_pylist()
-    return sorted((m["seq"], m["mtt_ns"]) for m in rows)
+def messages(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return sorted(pq.read_table(result["dir"] / "messages.parquet").to_pylist(), key=lambda m: m["seq"])
 
 
-def test_every_message_has_the_same_mtt_on_paced_and_virtual_time(runs: dict[str, dict[str, Any]]) -> None:
-    virtual, paced = mtts(runs["virtual"]), mtts(runs["paced"])
-    assert len(virtual) == 200 and all(mtt is not None for _, mtt in virtual)
-    assert paced == virtual
+def test_every_message_has_the_same_mtt_and_path_on_paced_and_virtual_time(runs: dict[str, dict[str, Any]]) -> None:
+    virtual, paced = messages(runs["virtual"]), messages(runs["paced"])
+    assert len(virtual) == 200 and all(m["mtt_ns"] is not None for m in virtual)
+    assert [(m["seq"], m["path"]) for m in paced] == [(m["seq"], m["path"]) for m in virtual]
+    worst = max(abs(p["mtt_ns"] - v["mtt_ns"]) for p, v in zip(paced, virtual))
+    assert worst <= CLOCK_READS_NS, worst
 
 
-def test_detection_time_is_the_same(runs: dict[str, dict[str, Any]]) -> None:
-    detection = {clock: r["metrics"]["detection_time_ms"] for clock, r in runs.items()}
-    assert detection["virtual"] is not None and detection["paced"] == detection["virtual"]
-    assert runs["paced"]["metrics"] == runs["virtual"]["metrics"]
+def test_detection_failover_and_event_lag_are_the_same(runs: dict[str, dict[str, Any]]) -> None:
+    virtual, paced = runs["virtual"]["metrics"], runs["paced"]["metrics"]
+    assert virtual["detection_time_ms"] is not None and virtual["messages_affected"] > 0
+    for key in ("detection_time_ms", "failover_time_ms", "mmtt_ms"):
+        assert abs(paced[key] - virtual[key]) * 1e6 <= CLOCK_READS_NS, (key, paced[key], virtual[key])
+    for key in ("messages_sent", "messages_delivered", "messages_affected"):
+        assert paced[key] == virtual[key], key
+    lags = {clock: [e["lag_ns"] for e in r["events"]] for clock, r in runs.items()}
+    assert all(abs(p - v) <= CLOCK_READS_NS for p, v in zip(lags["paced"], lags["virtual"])), lags
 
 
 def test_paced_run_takes_at_least_the_experiment_length_and_records_its_calendar(

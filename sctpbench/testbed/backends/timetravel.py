@@ -76,7 +76,7 @@ class Stats:
     messages: int = 0
     grants: int = 0
     held: int = 0  # grants that had to wait for the wall clock
-    max_grant_delay_ns: int = 0  # longest a due grant was late (the calendar's own latency)
+    max_behind_ns: int = 0  # furthest virtual time fell behind the wall clock (boot, the guest's work)
     virtual_ns: int = 0  # the last time granted or reported
     wall_ns: int = 0  # from virtual 0 to the last grant
     error: str = ""
@@ -263,7 +263,7 @@ class Calendar:
         self._send(guest, Op.RUN, self._next_seq(guest), self.now)
         self.stats.grants += 1
         self.stats.wall_ns = self._wall_ns()
-        self.stats.max_grant_delay_ns = max(self.stats.max_grant_delay_ns, late_ns)
+        self.stats.max_behind_ns = max(self.stats.max_behind_ns, late_ns)
 
     def _free_until(self, guest: Guest) -> int:
         """How far the guest may run without asking: to the wall clock, short of any other guest's next event."""

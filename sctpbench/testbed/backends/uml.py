@@ -39,9 +39,14 @@ SLACK_S = 60.0
 # took 43-57 s of wall time for 4 s of traffic (2 cores, one of them loaded). Allow that
 # much and more before deciding the guest hangs.
 VIRTUAL_WALL_FACTOR = 30.0
-# Kernel command-line words per clock; {socket} is the calendar's (paced only). The ID
-# names this guest to a calendar that several guests could share.
-TIME_TRAVEL = {"virtual": ["time-travel=inf-cpu"], "paced": ["time-travel=ext:1:{socket}"], "real": []}
+# Kernel command-line words per clock. {start}: the guest's time of day at virtual 0
+# (see wall_offset_ns); set by the kernel rather than by `date` in the init script, as
+# setting it there costs virtual time and moves the run against the guest's 1 ms tick
+# grid, which SCTP's timers fire on (paced and virtual time then disagree by tens of µs).
+# {socket}: the calendar's, whose GET_TOD answers the time of day; the ID names this
+# guest to a calendar that several guests could share.
+TIME_TRAVEL = {"virtual": ["time-travel=inf-cpu", "time-travel-start={start}"],
+               "paced": ["time-travel=ext:1:{socket}"], "real": []}
 SCHEDULER = {"virtual": "inf-cpu (the guest's own)", "paced": "sctpbench calendar (timetravel.py), paced by the wall clock",
              "real": "none (the host's clock)"}
 
@@ -78,18 +83,18 @@ def _check_paths(paths: list[Path]) -> None:
 
 
 def command(kernel: uml_kernel.Kernel, clock: list[str], run_dir: Path, umid: str, uml_dir: Path,
-            expose: list[Path], wall_offset_ns: int) -> list[str]:
+            expose: list[Path]) -> list[str]:
     assert kernel.modules is not None
     return [
         str(kernel.binary), f"mem={GUEST_MEMORY}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
         f"init={INIT}", "con=null", "con0=fd:0,fd:1", f"umid={umid}", f"uml_dir={uml_dir}", "quiet", *clock,
         f"SB_RUN={run_dir}", f"SB_PYTHON={sys.executable}", f"SB_EXPOSE={':'.join(map(str, expose))}",
-        f"SB_MODULES={kernel.modules}", f"SB_WALL_OFFSET_NS={wall_offset_ns}",
+        f"SB_MODULES={kernel.modules}",
     ]
 
 
 def wall_offset_ns(plan: Plan) -> int:
-    """How far back to set the guest's wall clock at boot.
+    """How far before the host's time of day to start the guest's wall clock.
 
     Telemetry stamps points with the guest's wall-clock time. On virtual time a run can
     finish faster than real time, and points stamped from the boot time onward would land
@@ -115,8 +120,9 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
     umid = f"sb-{plan.run_id[:8]}-{os.getpid()}"
     report(f"booting the guest ({kernel.origin} kernel {kernel.release}, {plan.clock} clock)")
     socket_path = uml_dir / "calendar.sock"
-    clock = [word.format(socket=socket_path) for word in TIME_TRAVEL[plan.clock]]
-    argv = command(kernel, clock, run_dir, umid, uml_dir, expose, wall_offset_ns(plan))
+    start = time.time_ns() - wall_offset_ns(plan)
+    clock = [word.format(socket=socket_path, start=start) for word in TIME_TRAVEL[plan.clock]]
+    argv = command(kernel, clock, run_dir, umid, uml_dir, expose)
     facts = guest_facts(kernel, argv, plan.clock)
     (run_dir / "guest.json").write_text(json.dumps(facts, indent=2) + "\n")
     # The guest connects while parsing its command line: the calendar must listen first.
