@@ -188,3 +188,26 @@ def test_a_guest_going_away_ends_cleanly_and_a_stopped_calendar_breaks_the_link(
         second.ask(Op.GET)  # what makes a guest panic instead of hanging
     second.sock.close()
     assert calendar.stats.error == ""
+
+
+class FailingCalendar(Calendar):
+    def _handle(self, guest, op: int, seq: int, at: int) -> None:  # type: ignore[no-untyped-def]
+        if op == Op.GET:
+            raise RuntimeError("the calendar broke")
+        super()._handle(guest, op, seq, at)
+
+
+def test_a_calendar_that_fails_breaks_the_link_instead_of_leaving_the_guest_waiting() -> None:
+    calendar = FailingCalendar()
+    ours, theirs = socket.socketpair()
+    calendar.attach(ours)
+    calendar.start()
+    guest = FakeGuest(theirs)
+    try:
+        guest.ask(Op.START, 1)
+        with pytest.raises((EOFError, ConnectionError)):
+            guest.ask(Op.GET)
+        assert "the calendar broke" in calendar.stats.error
+    finally:
+        calendar.stop()
+        theirs.close()

@@ -23,8 +23,15 @@ calendar only holds it back. With each RUN the calendar lets the guest run free 
 the wall clock's present (FREE_UNTIL), bounded by every other guest's request, so a
 guest catching up after boot does not pay one round trip per clock read.
 
+GET_TOD answers the time of day at which the current virtual time was due, so the
+guest's realtime is the host's once it keeps pace, and behind it (never ahead) while it
+catches up after boot. GET answers the calendar's time, which a guest that ran free may
+have passed; UML asks it only at boot and for interrupts of virtio devices with time
+travel support, which these guests do not have.
+
 The calendar is a thread in the process that boots the guests; it blocks in select()
-until a message arrives or the next grant falls due, never polls.
+until a message arrives or the next grant falls due, never polls. If it fails it closes
+every link: a guest's next read then returns nothing and it panics instead of waiting.
 """
 
 from __future__ import annotations
