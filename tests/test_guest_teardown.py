@@ -23,10 +23,10 @@ def _uml_dirs() -> set[str]:
 
 def test_ctrl_c_mid_run_tears_everything_down_and_keeps_the_records(tmp_path: Path) -> None:
     guests_before, dirs_before = guests(), _uml_dirs()
+    # Paced: a virtual run can end before the interrupt; this also stops the calendar mid-run.
     proc = subprocess.Popen(
-        # The real clock: a virtual-time run could be over before the interrupt arrives.
-        [sys.executable, "-m", "sctpbench.cli", "run", str(ROOT / "examples/failover.yaml"), "--out", str(tmp_path),
-         "--set", "clock=real"],
+        [sys.executable, "-m", "sctpbench.cli", "run", str(ROOT / "examples/failover.yaml"), "--set", "clock=paced",
+         "--out", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert proc.stderr

@@ -7,7 +7,9 @@ guest writes records straight into it.
 
 On the virtual clock the kernel runs with `time-travel=inf-cpu`: its clock advances only
 while it is idle, so the run's timing does not depend on the host's load, but its wall
-time does (see `deadline_s`).
+time does (see `deadline_s`). On the paced clock it runs with `time-travel=ext:` and asks
+the project's calendar (timetravel.py) for every moment, which grants none before the
+wall clock reaches it: the same virtual time, no faster than real time.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-from sctpbench.testbed.backends import uml_kernel
+from sctpbench.testbed.backends import timetravel, uml_kernel
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.plan import Plan
 
@@ -37,7 +39,16 @@ SLACK_S = 60.0
 # took 43-57 s of wall time for 4 s of traffic (2 cores, one of them loaded). Allow that
 # much and more before deciding the guest hangs.
 VIRTUAL_WALL_FACTOR = 30.0
-TIME_TRAVEL = {"virtual": ["time-travel=inf-cpu"], "real": []}
+# Kernel command-line words per clock. {start}: the guest's time of day at virtual 0
+# (see wall_offset_ns); set by the kernel rather than by `date` in the init script, as
+# setting it there costs virtual time and moves the run against the guest's 1 ms tick
+# grid, which SCTP's timers fire on (paced and virtual time then disagree by tens of µs).
+# {socket}: the calendar's, whose GET_TOD answers the time of day; the ID names this
+# guest to a calendar that several guests could share.
+TIME_TRAVEL = {"virtual": ["time-travel=inf-cpu", "time-travel-start={start}"],
+               "paced": ["time-travel=ext:1:{socket}"], "real": []}
+SCHEDULER = {"virtual": "inf-cpu (the guest's own)", "paced": "sctpbench calendar (timetravel.py), paced by the wall clock",
+             "real": "none (the host's clock)"}
 
 
 def available() -> tuple[bool, str]:
@@ -48,7 +59,9 @@ def available() -> tuple[bool, str]:
 def deadline_s(plan: Plan) -> float:
     """Wall-clock seconds after which a guest that has not finished is taken to hang."""
     length = (plan.end_ns + plan.drain_timeout_ns) / 1e9
-    return length * (VIRTUAL_WALL_FACTOR if plan.clock != "real" else 1.0) + SLACK_S
+    # Paced time is held back to the wall clock and also pays for the guest's work.
+    factor = {"real": 1.0, "virtual": VIRTUAL_WALL_FACTOR, "paced": 1.0 + VIRTUAL_WALL_FACTOR}[plan.clock]
+    return length * factor + SLACK_S
 
 
 # The guest mounts tmpfs on these host folders; what it needs from them is mounted back.
@@ -70,18 +83,18 @@ def _check_paths(paths: list[Path]) -> None:
 
 
 def command(kernel: uml_kernel.Kernel, clock: list[str], run_dir: Path, umid: str, uml_dir: Path,
-            expose: list[Path], wall_offset_ns: int) -> list[str]:
+            expose: list[Path]) -> list[str]:
     assert kernel.modules is not None
     return [
         str(kernel.binary), f"mem={GUEST_MEMORY}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
         f"init={INIT}", "con=null", "con0=fd:0,fd:1", f"umid={umid}", f"uml_dir={uml_dir}", "quiet", *clock,
         f"SB_RUN={run_dir}", f"SB_PYTHON={sys.executable}", f"SB_EXPOSE={':'.join(map(str, expose))}",
-        f"SB_MODULES={kernel.modules}", f"SB_WALL_OFFSET_NS={wall_offset_ns}",
+        f"SB_MODULES={kernel.modules}",
     ]
 
 
 def wall_offset_ns(plan: Plan) -> int:
-    """How far back to set the guest's wall clock at boot.
+    """How far before the host's time of day to start the guest's wall clock.
 
     Telemetry stamps points with the guest's wall-clock time. On virtual time a run can
     finish faster than real time, and points stamped from the boot time onward would land
@@ -106,19 +119,35 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
     uml_dir = Path(tempfile.mkdtemp(prefix="sctpbench-uml-"))
     umid = f"sb-{plan.run_id[:8]}-{os.getpid()}"
     report(f"booting the guest ({kernel.origin} kernel {kernel.release}, {plan.clock} clock)")
-    argv = command(kernel, TIME_TRAVEL[plan.clock], run_dir, umid, uml_dir, expose, wall_offset_ns(plan))
-    (run_dir / "guest.json").write_text(json.dumps(guest_facts(kernel, argv), indent=2) + "\n")
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    deadline = time.monotonic() + deadline_s(plan)
+    socket_path = uml_dir / "calendar.sock"
+    start = time.time_ns() - wall_offset_ns(plan)
+    clock = [word.format(socket=socket_path, start=start) for word in TIME_TRAVEL[plan.clock]]
+    argv = command(kernel, clock, run_dir, umid, uml_dir, expose)
+    facts = guest_facts(kernel, argv, plan.clock)
+    (run_dir / "guest.json").write_text(json.dumps(facts, indent=2) + "\n")
+    # The guest connects while parsing its command line: the calendar must listen first.
+    calendar = timetravel.Calendar(path=socket_path) if plan.clock == "paced" else None
     lines: list[str] = []
     try:
-        assert proc.stdout
-        with open(run_dir / "console.log", "wb") as console:
-            _follow(proc.stdout.fileno(), console, deadline, lambda line: _on_line(line, lines, report))
-        proc.wait(timeout=30)
+        if calendar is not None:
+            calendar.start()
+        started = time.monotonic()
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            assert proc.stdout
+            with open(run_dir / "console.log", "wb") as console:
+                _follow(proc.stdout.fileno(), console, started + deadline_s(plan),
+                        lambda line: _on_line(line, lines, report))
+            proc.wait(timeout=30)
+        finally:
+            _kill(proc)
+            facts["wall_s"] = round(time.monotonic() - started, 3)
     finally:
-        _kill(proc)
+        if calendar is not None:
+            calendar.stop()
+            facts["calendar"] = calendar.stats.as_dict()
+        (run_dir / "guest.json").write_text(json.dumps(facts, indent=2) + "\n")
         shutil.rmtree(uml_dir, ignore_errors=True)
     errors = [l.removeprefix("SB-ERROR ") for l in lines if l.startswith("SB-ERROR ")]
     if errors:
@@ -132,12 +161,12 @@ def _agent(plan: Plan) -> str:
     return next(p.argv[0] for p in plan.processes if p.role != "capture")
 
 
-def guest_facts(kernel: uml_kernel.Kernel, argv: list[str]) -> dict[str, object]:
-    """What the host booted: the kernel and its command line (the guest reads back the rest)."""
+def guest_facts(kernel: uml_kernel.Kernel, argv: list[str], clock: str) -> dict[str, object]:
+    """What the host booted: the kernel, its command line and whose time it ran on (the guest reads back the rest)."""
     return {
         "kernel": str(kernel.binary), "origin": kernel.origin, "release": kernel.release,
         "config_sha256": kernel.config_sha256, "source": kernel.detail, "time_travel": kernel.time_travel,
-        "command_line": argv[1:],
+        "clock": clock, "scheduler": SCHEDULER[clock], "command_line": argv[1:],
     }
 
 

@@ -3,8 +3,8 @@
 # writable places get tmpfs, the run folder is the host's own, mounted read-write.
 # Environment from the kernel command line: SB_RUN (run folder), SB_PYTHON (interpreter),
 # SB_EXPOSE (colon-separated host folders under the tmpfs places, mounted back read-only),
-# SB_MODULES (the kernel's modules folder, or a folder with only its modules.builtin),
-# SB_WALL_OFFSET_NS (set the wall clock back by this much; see uml.wall_offset_ns).
+# SB_MODULES (the kernel's modules folder, or a folder with only its modules.builtin).
+# The wall clock is the kernel's to set (uml.TIME_TRAVEL): work here costs virtual time.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PYTHONDONTWRITEBYTECODE=1 LC_ALL=C.UTF-8
 
@@ -19,10 +19,6 @@ mount -t sysfs sys /sys
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /var/tmp 2>/dev/null
-if [ "${SB_WALL_OFFSET_NS:-0}" != 0 ]; then
-    now_ns=$(date +%s%N)
-    date -s "@$(( (now_ns - SB_WALL_OFFSET_NS) / 1000000000 ))" >/dev/null || echo "SB-ERROR cannot set the guest's clock"
-fi
 # modprobe looks in <root>/lib/modules/<release>; the host has none for this kernel,
 # so give it a root of its own. Debian's kernel has its modules there; the project's
 # kernel has everything built in, and modprobe then needs only modules.builtin to say so.

@@ -1,0 +1,290 @@
+"""A calendar for UML's external time travel: virtual time paced by the wall clock.
+
+A guest booted with `time-travel=ext:ID:SOCKET` asks this calendar for every moment of
+its virtual time (the protocol is the kernel's `include/uapi/linux/um_timetravel.h`;
+how the guest uses it is `arch/um/kernel/time.c`). Each message is 16 bytes, `op`,
+`seq`, `time`; the calendar ACKs each with the same `seq`, and the guest ACKs the
+calendar's own RUN and FREE_UNTIL.
+
+  START       a guest connects (time: its ID)                   ACK
+  REQUEST t   the guest's next event is at t (replaces the last) ACK
+  WAIT        the guest stops until granted                     ACK, later RUN t
+  GET         the calendar's current time                       ACK with the time
+  UPDATE t    the guest's own time, after running free          ACK
+  GET_TOD     the time of day at virtual 0 + now                ACK with the time
+  RUN t       (calendar → guest) run, the time is t
+  FREE_UNTIL  (calendar → guest) run without asking up to this time
+
+Scheduling is conservative, as if all guests shared one CPU: only when every guest
+waits is the earliest request granted, and never before the wall clock has reached it
+(virtual 0 is the wall-clock moment the first guest started). The guest works in zero
+virtual time, as with `inf-cpu`, so its results are those of the virtual clock; the
+calendar only holds it back. With each RUN the calendar lets the guest run free up to
+the wall clock's present (FREE_UNTIL), bounded by every other guest's request, so a
+guest catching up after boot does not pay one round trip per clock read.
+
+GET_TOD answers the time of day at which the current virtual time was due, so the
+guest's realtime is the host's once it keeps pace, and behind it (never ahead) while it
+catches up after boot. GET answers the calendar's time, which a guest that ran free may
+have passed; UML asks it only at boot and for interrupts of virtio devices with time
+travel support, which these guests do not have.
+
+The calendar is a thread in the process that boots the guests; it blocks in select()
+until a message arrives or the next grant falls due, never polls. If it fails it closes
+every link: a guest's next read then returns nothing and it panics instead of waiting.
+"""
+
+from __future__ import annotations
+
+import enum
+import selectors
+import socket
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MESSAGE = struct.Struct("=IIQ")  # op, seq, time: the kernel's struct um_timetravel_msg
+# time_travel_set_time() panics at S64_MAX: a sleep "forever" asks for it or just below.
+FOREVER = 2**63 - 1
+
+
+class Op(enum.IntEnum):
+    ACK = 0
+    START = 1
+    REQUEST = 2
+    WAIT = 3
+    GET = 4
+    UPDATE = 5
+    RUN = 6
+    FREE_UNTIL = 7
+    GET_TOD = 8
+
+
+@dataclass
+class Guest:
+    """One connected guest, as the calendar sees it."""
+
+    sock: socket.socket
+    name: int = -1  # the ID the guest sent with START
+    request: int | None = None  # virtual ns of its next event
+    waiting: bool = False  # sent WAIT, not yet granted
+    seq: int = 0  # sequence number of the calendar's own messages to it
+    held: bool = False  # its current request had to wait for the wall clock
+    pending: bytes = b""  # a partly received message
+
+
+@dataclass
+class Stats:
+    """What the calendar did, for guest.json: how closely the guest kept to the wall clock."""
+
+    guests: int = 0
+    messages: int = 0
+    grants: int = 0
+    held: int = 0  # grants that had to wait for the wall clock
+    max_behind_ns: int = 0  # furthest virtual time fell behind the wall clock (boot, the guest's work)
+    virtual_ns: int = 0  # the last time granted or reported
+    wall_ns: int = 0  # from virtual 0 to the last grant
+    error: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Calendar:
+    """A unix-socket server granting virtual time no faster than the wall clock.
+
+    `paced=False` grants every request at once (virtual time, as fast as the guests
+    go); the pacing is the only difference.
+    """
+
+    path: Path | None = None  # where guests connect; None: only attach() (tests)
+    paced: bool = True
+    free_running: bool = True
+    now: int = 0  # virtual ns: the latest time granted to or reported by any guest
+    stats: Stats = field(default_factory=Stats)
+    _guests: dict[int, Guest] = field(default_factory=dict)  # by file descriptor
+    _anchor_mono: int | None = None  # wall clock (monotonic ns) at virtual 0
+    _anchor_tod: int = 0  # time of day (ns) at virtual 0
+    _selector: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
+    _listener: socket.socket | None = None
+    _wake: tuple[socket.socket, socket.socket] = field(default_factory=socket.socketpair)
+    _thread: threading.Thread | None = None
+    _stopping: bool = False
+
+    # -- life cycle --------------------------------------------------------------
+
+    def start(self) -> None:
+        """Listen (when a path is given) and serve in a thread until stop()."""
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+            self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._listener.bind(str(self.path))
+            self._listener.listen()
+            self._selector.register(self._listener, selectors.EVENT_READ, "listen")
+        self._selector.register(self._wake[0], selectors.EVENT_READ, "wake")
+        self._thread = threading.Thread(target=self._serve, name="timetravel-calendar", daemon=True)
+        self._thread.start()
+
+    def attach(self, sock: socket.socket) -> None:
+        """Serve a guest already connected (a socketpair in tests); call before start()."""
+        self._add(sock)
+
+    def stop(self) -> None:
+        """End the thread and close every socket; a guest still running sees its link break."""
+        self._stopping = True
+        try:
+            self._wake[1].send(b"x")
+        except OSError:
+            pass
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        if self._thread is None or not self._thread.is_alive():
+            self._close()
+
+    # -- the loop ------------------------------------------------------------------
+
+    def _serve(self) -> None:
+        try:
+            while not self._stopping:
+                timeout = self._schedule()
+                for key, _ in self._selector.select(timeout):
+                    if key.data == "listen":
+                        self._add(self._listener.accept()[0])  # type: ignore[union-attr]
+                    elif key.data == "guest":
+                        self._receive(key.fileobj)  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001 - the guest must not wait on a dead calendar
+            self.stats.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            # Closing makes a guest's next read return 0: it panics ("external link is
+            # broken") and exits rather than hanging on a calendar that is gone.
+            self._close()
+
+    def _close(self) -> None:
+        for guest in list(self._guests.values()):
+            self._drop(guest)
+        if self._listener is not None:
+            self._listener.close()
+            if self.path is not None:
+                self.path.unlink(missing_ok=True)
+        for sock in self._wake:
+            sock.close()
+        self._selector.close()
+
+    def _add(self, sock: socket.socket) -> None:
+        self._guests[sock.fileno()] = Guest(sock)
+        self._selector.register(sock, selectors.EVENT_READ, "guest")
+        self.stats.guests += 1
+
+    def _drop(self, guest: Guest) -> None:
+        self._guests.pop(guest.sock.fileno(), None)
+        try:
+            self._selector.unregister(guest.sock)
+        except (KeyError, ValueError):
+            pass
+        guest.sock.close()
+
+    def _receive(self, sock: socket.socket) -> None:
+        guest = self._guests[sock.fileno()]
+        try:
+            data = sock.recv(4096)
+        except ConnectionError:
+            data = b""
+        if not data:  # the guest went away: it no longer holds the others back
+            self._drop(guest)
+            return
+        data = guest.pending + data
+        whole = len(data) - len(data) % MESSAGE.size
+        guest.pending = data[whole:]
+        for offset in range(0, whole, MESSAGE.size):
+            self._handle(guest, *MESSAGE.unpack_from(data, offset))
+
+    # -- the protocol -----------------------------------------------------------------
+
+    def _handle(self, guest: Guest, op: int, seq: int, at: int) -> None:
+        self.stats.messages += 1
+        if op == Op.ACK:  # the guest's answer to our RUN or FREE_UNTIL
+            return
+        reply = 0
+        if op == Op.START:
+            guest.name = at
+            self._anchor()
+        elif op == Op.REQUEST:
+            guest.request = at
+        elif op == Op.WAIT:
+            guest.waiting = True
+        elif op == Op.GET:
+            reply = self.now
+        elif op == Op.UPDATE:
+            self._advance(at)
+        elif op == Op.GET_TOD:
+            self._anchor()
+            reply = self._anchor_tod + self.now
+        self._send(guest, Op.ACK, seq, reply)
+
+    def _anchor(self) -> None:
+        """Virtual 0 is now on the wall clock: the first guest has just started."""
+        if self._anchor_mono is None:
+            self._anchor_mono = time.monotonic_ns()
+            self._anchor_tod = time.time_ns()
+
+    def _advance(self, at: int) -> None:
+        self.now = max(self.now, at)
+        self.stats.virtual_ns = self.now
+
+    def _send(self, guest: Guest, op: Op, seq: int, at: int) -> None:
+        try:
+            guest.sock.sendall(MESSAGE.pack(op, seq, at))
+        except OSError:  # gone while we answered: as if it had closed
+            self._drop(guest)
+
+    # -- scheduling -------------------------------------------------------------------
+
+    def _schedule(self) -> float | None:
+        """Grant what is due; return how long select() may sleep (None: until a message)."""
+        while True:
+            if any(not g.waiting for g in self._guests.values()):
+                return None  # someone runs; its next message decides
+            waiting = [g for g in self._guests.values() if g.request is not None]
+            if not waiting:
+                return None
+            guest = min(waiting, key=lambda g: (g.request, g.name))
+            assert guest.request is not None
+            late_ns = self._wall_ns() - guest.request if self.paced else 0
+            if late_ns < 0:
+                guest.held = True
+                return None if guest.request >= FOREVER else -late_ns / 1e9
+            self._grant(guest, late_ns)
+
+    def _grant(self, guest: Guest, late_ns: int) -> None:
+        assert guest.request is not None
+        self._advance(guest.request)
+        guest.request = None
+        guest.waiting = False
+        self.stats.held += guest.held
+        guest.held = False
+        if self.free_running:
+            self._send(guest, Op.FREE_UNTIL, self._next_seq(guest), self._free_until(guest))
+        self._send(guest, Op.RUN, self._next_seq(guest), self.now)
+        self.stats.grants += 1
+        self.stats.wall_ns = self._wall_ns()
+        self.stats.max_behind_ns = max(self.stats.max_behind_ns, late_ns)
+
+    def _free_until(self, guest: Guest) -> int:
+        """How far the guest may run without asking: to the wall clock, short of any other guest's next event."""
+        bound = self._wall_ns() if self.paced else FOREVER
+        others = [g.request for g in self._guests.values() if g is not guest and g.request is not None]
+        return max(self.now, min([bound, *others]))
+
+    def _wall_ns(self) -> int:
+        """Wall-clock time since virtual 0."""
+        if self._anchor_mono is None:
+            return 0
+        return time.monotonic_ns() - self._anchor_mono
+
+    @staticmethod
+    def _next_seq(guest: Guest) -> int:
+        guest.seq = (guest.seq + 1) & 0xFFFFFFFF
+        return guest.seq

@@ -1,0 +1,213 @@
+"""The calendar of `clock: paced`, driven by a fake guest speaking UML's time-travel protocol.
+
+The fake guest does what arch/um/kernel/time.c does: each of its messages waits for an
+ACK with the same sequence number, and it ACKs the calendar's RUN and FREE_UNTIL.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sctpbench.testbed.backends.timetravel import MESSAGE, Calendar, Op
+
+MS = 1_000_000
+
+
+class FakeGuest:
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.seq = 0
+
+    def ask(self, op: Op, at: int = 0) -> int:
+        """Send one message, return the time in its ACK."""
+        self.seq += 1
+        self.sock.sendall(MESSAGE.pack(op, self.seq, at))
+        got_op, seq, got = self.receive()
+        assert (got_op, seq) == (Op.ACK, self.seq)
+        return got
+
+    def receive(self, timeout: float = 5.0) -> tuple[int, int, int]:
+        self.sock.settimeout(timeout)
+        data = b""
+        while len(data) < MESSAGE.size:
+            chunk = self.sock.recv(MESSAGE.size - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return MESSAGE.unpack(data)
+
+    def wait_for_run(self, timeout: float = 5.0) -> tuple[int, int | None]:
+        """WAIT, then ACK what the calendar sends until RUN: (run time, free-until time)."""
+        self.ask(Op.WAIT, 2**64 - 1)
+        free_until = None
+        while True:
+            op, seq, at = self.receive(timeout)
+            self.sock.sendall(MESSAGE.pack(Op.ACK, seq, 0))
+            if op == Op.FREE_UNTIL:
+                free_until = at
+            elif op == Op.RUN:
+                return at, free_until
+
+    def nothing_within(self, seconds: float) -> bool:
+        try:
+            self.receive(seconds)
+        except TimeoutError:
+            return True
+        return False
+
+
+@pytest.fixture
+def calendar_and_guest() -> Iterator[tuple[Calendar, FakeGuest]]:
+    calendar = Calendar()
+    ours, theirs = socket.socketpair()
+    calendar.attach(ours)
+    calendar.start()
+    guest = FakeGuest(theirs)
+    yield calendar, guest
+    calendar.stop()
+    theirs.close()
+
+
+def test_start_get_and_time_of_day(calendar_and_guest: tuple[Calendar, FakeGuest]) -> None:
+    _, guest = calendar_and_guest
+    assert guest.ask(Op.START, 7) == 0
+    tod = guest.ask(Op.GET_TOD)
+    assert abs(tod - time.time_ns()) < 500 * MS  # the guest's realtime is the host's
+    assert guest.ask(Op.GET) == 0
+
+
+def test_a_grant_for_t_is_not_sent_before_start_plus_t(calendar_and_guest: tuple[Calendar, FakeGuest]) -> None:
+    calendar, guest = calendar_and_guest
+    started = time.monotonic_ns()
+    guest.ask(Op.START, 1)
+    for t in (80 * MS, 160 * MS, 161 * MS):
+        guest.ask(Op.REQUEST, t)
+        run, free_until = guest.wait_for_run()
+        assert run == t and time.monotonic_ns() - started >= t
+        assert free_until is not None and t <= free_until <= time.monotonic_ns() - started
+    assert guest.ask(Op.GET) == 161 * MS
+    assert calendar.stats.grants == 3 and calendar.stats.held >= 2
+
+
+def test_a_due_request_is_granted_at_once_and_a_later_request_replaces_an_earlier(
+        calendar_and_guest: tuple[Calendar, FakeGuest]) -> None:
+    _, guest = calendar_and_guest
+    guest.ask(Op.START, 1)
+    time.sleep(0.05)
+    guest.ask(Op.REQUEST, 10 * MS)
+    guest.ask(Op.REQUEST, 20 * MS)  # the guest only ever asks for its single next event
+    begun = time.monotonic()
+    assert guest.wait_for_run()[0] == 20 * MS
+    assert time.monotonic() - begun < 0.02
+
+
+def test_nothing_is_granted_while_the_guest_runs_and_time_never_goes_back(
+        calendar_and_guest: tuple[Calendar, FakeGuest]) -> None:
+    _, guest = calendar_and_guest
+    guest.ask(Op.START, 1)
+    guest.ask(Op.REQUEST, 1 * MS)
+    assert guest.nothing_within(0.05)  # requested, but still running: no RUN
+    guest.ask(Op.UPDATE, 30 * MS)  # it ran free up to 30 ms
+    assert guest.ask(Op.GET) == 30 * MS
+    assert guest.wait_for_run()[0] == 30 * MS  # its old request lies behind the calendar's time
+
+
+def test_waiting_for_the_wall_clock_is_not_a_busy_loop(calendar_and_guest: tuple[Calendar, FakeGuest]) -> None:
+    _, guest = calendar_and_guest
+    guest.ask(Op.START, 1)
+    guest.ask(Op.REQUEST, 400 * MS)
+    cpu = time.process_time()
+    guest.wait_for_run()
+    assert time.process_time() - cpu < 0.1
+
+
+def test_unpaced_calendar_grants_at_once() -> None:
+    calendar = Calendar(paced=False)
+    ours, theirs = socket.socketpair()
+    calendar.attach(ours)
+    calendar.start()
+    guest = FakeGuest(theirs)
+    try:
+        guest.ask(Op.START, 1)
+        guest.ask(Op.REQUEST, 10_000 * MS)
+        assert guest.wait_for_run(timeout=1.0)[0] == 10_000 * MS
+    finally:
+        calendar.stop()
+        theirs.close()
+
+
+def test_two_guests_share_one_time_and_the_earliest_request_runs_first(tmp_path: Path) -> None:
+    calendar = Calendar(path=tmp_path / "calendar.sock", paced=False)
+    calendar.start()
+    a, b = (FakeGuest(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)) for _ in range(2))
+    try:
+        for name, guest in ((1, a), (2, b)):
+            guest.sock.connect(str(tmp_path / "calendar.sock"))
+            guest.ask(Op.START, name)
+        a.ask(Op.REQUEST, 50 * MS)
+        b.ask(Op.REQUEST, 20 * MS)
+        a.ask(Op.WAIT)
+        assert a.nothing_within(0.05)  # b still runs
+        run, free_until = b.wait_for_run()
+        assert run == 20 * MS and free_until == 50 * MS  # free only up to a's next event
+        assert a.nothing_within(0.05)  # b runs again
+        b.ask(Op.REQUEST, 90 * MS)
+        b.ask(Op.WAIT)
+        op, seq, at = a.receive()
+        while op != Op.RUN:
+            a.sock.sendall(MESSAGE.pack(Op.ACK, seq, 0))
+            op, seq, at = a.receive()
+        assert at == 50 * MS
+    finally:
+        calendar.stop()
+        for guest in (a, b):
+            guest.sock.close()
+    assert not (tmp_path / "calendar.sock").exists()
+
+
+def test_a_guest_going_away_ends_cleanly_and_a_stopped_calendar_breaks_the_link(tmp_path: Path) -> None:
+    calendar = Calendar(path=tmp_path / "c.sock")
+    calendar.start()
+    first = FakeGuest(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+    first.sock.connect(str(tmp_path / "c.sock"))
+    first.ask(Op.START, 1)
+    first.ask(Op.REQUEST, 5 * MS)
+    first.sock.close()  # the guest went away: the calendar carries on
+    second = FakeGuest(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+    second.sock.connect(str(tmp_path / "c.sock"))
+    second.ask(Op.START, 2)
+    second.ask(Op.REQUEST, 10 * MS)
+    assert second.wait_for_run()[0] == 10 * MS
+    calendar.stop()
+    with pytest.raises((EOFError, ConnectionError)):
+        second.ask(Op.GET)  # what makes a guest panic instead of hanging
+    second.sock.close()
+    assert calendar.stats.error == ""
+
+
+class FailingCalendar(Calendar):
+    def _handle(self, guest, op: int, seq: int, at: int) -> None:  # type: ignore[no-untyped-def]
+        if op == Op.GET:
+            raise RuntimeError("the calendar broke")
+        super()._handle(guest, op, seq, at)
+
+
+def test_a_calendar_that_fails_breaks_the_link_instead_of_leaving_the_guest_waiting() -> None:
+    calendar = FailingCalendar()
+    ours, theirs = socket.socketpair()
+    calendar.attach(ours)
+    calendar.start()
+    guest = FakeGuest(theirs)
+    try:
+        guest.ask(Op.START, 1)
+        with pytest.raises((EOFError, ConnectionError)):
+            guest.ask(Op.GET)
+        assert "the calendar broke" in calendar.stats.error
+    finally:
+        calendar.stop()
+        theirs.close()
