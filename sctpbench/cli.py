@@ -352,7 +352,9 @@ def timing_line(check: dict[str, Any]) -> str:
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
     for run in document["runs"]:
         m = run["metrics"]
-        print(f"{run['run']}  {run['status']}  seed {run['params']['seed']}  ({run['directory']})", file=out)
+        clock = run["params"].get("clock")
+        on = f"  {clock} clock" if clock else ""
+        print(f"{run['run']}  {run['status']}  seed {run['params']['seed']}{on}  ({run['directory']})", file=out)
         if run["error"]:
             print(f"  error: {run['error']}", file=out)
         for reason in (run.get("selfcheck") or {}).get("reasons", []):

@@ -158,6 +158,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "run_id": plan.run_id,
         "repetition": plan.repetition,
         "seed": plan.seed,
+        "clock": plan.clock,  # whose time every figure here is in
         "status": selfcheck.status(bool(backend.get("ok")), check),
         "error": backend.get("error"),
         "metrics": run,

@@ -198,7 +198,8 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
     s = run.summary
     status = s.get("status", "unknown")
     parts = [f"<p>Run <b>{esc(run.name)}</b>: status <b class={'muted' if status == 'ok' else 'warn'}>{esc(status)}</b>, "
-             f"repetition {esc(s.get('repetition'))}, seed {esc(s.get('seed'))}, run id {esc(s.get('run_id'))}. "
+             f"repetition {esc(s.get('repetition'))}, seed {esc(s.get('seed'))}, run id {esc(s.get('run_id'))}, "
+             f"times on the <b>{esc(s.get('clock', 'real'))}</b> clock. "
              f"Folder <code>{esc(run.directory)}</code>.</p>"]
     if s.get("error"):
         parts.append(f"<p class=warn>error: {esc(s['error'])}</p>")

@@ -17,7 +17,7 @@ Measurements (one per local-store table, plus the run's summary):
                                      metrics, the detection model, the timing self-check's
                                      figures (selfcheck_lateness_p50_ms, _p99_ms, _max_ms,
                                      selfcheck_event_lag_max_ms, selfcheck_delay_excess_ms,
-                                     selfcheck_reasons)
+                                     selfcheck_reasons), seed, clock (virtual, paced, real)
 where … is experiment, campaign, run, repetition, association.
 """
 
@@ -165,4 +165,5 @@ def run_point(summary: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
         fields["detection_bound_ms"] = float(model["bound_ms"])
     fields |= selfcheck.run_fields(summary.get("selfcheck"))
     fields["seed"] = int(summary.get("seed", 0))
+    fields["clock"] = str(summary.get("clock", "real"))
     return Point("sctp_run", tags.as_dict() | {"status": summary.get("status", "unknown")}, fields, time_ns)

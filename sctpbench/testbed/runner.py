@@ -196,7 +196,7 @@ def _collect(run_dir: Path, p: planning.Plan, error: str | None) -> dict[str, An
         "directory": str(run_dir),
         "status": summary["status"] if not error else "failed",
         "error": error or summary.get("error"),
-        "params": {"repetition": p.repetition, "seed": p.seed, "run_id": p.run_id, "sctp": p.sctp},
+        "params": {"repetition": p.repetition, "seed": p.seed, "run_id": p.run_id, "clock": p.clock, "sctp": p.sctp},
         "metrics": summary.get("metrics", {}),
         "selfcheck": summary.get("selfcheck"),
         "detection_model": summary.get("detection_model"),
