@@ -34,7 +34,7 @@ EXPERIMENT = ROOT / "examples" / "rate-calibration.yaml"
 def calibrate(mbit: float, overrides: list[str]) -> tuple[dict[str, Any], float]:
     """The goodput measurement of one calibration, and its wall time in seconds."""
     out = tempfile.mkdtemp(prefix="sctpbench-rate-")
-    sets = [f"topology.paths.wan.rate={mbit * 1000:g}kbit", *overrides]
+    sets = [f"topology.paths.wan.rate={round(mbit * 1000)}kbit", *overrides]
     began = time.monotonic()
     # Exit 1 only says a figure is off: the figures are what this prints.
     r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "check", "--calibrate", str(EXPERIMENT), "--out", out,
