@@ -90,7 +90,7 @@ def run(experiment: Path, clock: str, load: int, backend: str) -> Outcome:
             late = lateness_ms(run_dir)
             summary = json.loads((run_dir / "summary.json").read_text())
             check = summary.get("selfcheck") or {}
-            reasons = check.get("reasons") or ([result["error"]] if result.get("error") else [])
+            reasons = [r["detail"] for r in check.get("reasons") or []] or ([result["error"]] if result.get("error") else [])
             return Outcome(
                 clock, load, result["status"], {k: result["metrics"].get(k) for k in METRICS},
                 max(lags) if lags else None,
