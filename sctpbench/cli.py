@@ -349,6 +349,23 @@ def timing_line(check: dict[str, Any]) -> str:
     return "; ".join(parts) or "nothing to check"
 
 
+def failure_lines(m: dict[str, Any], model: dict[str, Any] | None) -> list[str]:
+    """Detection, and with PF on its two moments, each beside its timer model and bound."""
+    if not model or model.get("pf_retrans") is None:
+        line = f"  failure   detection {_fmt(m.get('detection_time_ms'), ' ms')}"
+        if model:
+            line += (f" (RFC timer model {model['model_ms']:.0f} ms from RTO {model['rto_at_failure_ms']} ms,"
+                     f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
+        return [line]
+    return [
+        f"  failure   detection {_fmt(m.get('detection_time_ms'), ' ms')} (the first of:)",
+        f"            PF {_fmt(m.get('pf_detection_time_ms'), ' ms')} (model {model['pf_model_ms']:.0f} ms: pf_retrans "
+        f"{model['pf_retrans']} + 1 timeouts from RTO {model['rto_at_failure_ms']} ms; bound {model['pf_bound_ms']:.0f} ms)",
+        f"            UNREACHABLE {_fmt(m.get('unreachable_time_ms'), ' ms')} (model {model['model_ms']:.0f} ms: PMR "
+        f"{model['path_max_retrans']} + 1, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms with heartbeats after PF)",
+    ]
+
+
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
     for run in document["runs"]:
         m = run["metrics"]
@@ -365,11 +382,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
               f"  p99 {_fmt(m.get('mtt_p99_ms'), ' ms')}  MMTT {_fmt(m.get('mmtt_ms'), ' ms')}", file=out)
         model = run.get("detection_model")
         if m.get("detection_time_ms") is not None or model:
-            line = f"  failure   detection {_fmt(m.get('detection_time_ms'), ' ms')}"
-            if model:
-                line += (f" (RFC timer model {model['model_ms']:.0f} ms from RTO {model['rto_at_failure_ms']} ms,"
-                         f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
-            print(line, file=out)
+            for line in failure_lines(m, model):
+                print(line, file=out)
             print(f"            failover {_fmt(m.get('failover_time_ms'), ' ms')}", file=out)
         if run.get("selfcheck"):
             print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
