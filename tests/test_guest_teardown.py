@@ -16,10 +16,11 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest
 
 
-def _this_runs_guests() -> set[int]:
-    """Guests of this test's run only (umid sb-<run id>-…): other guests may run beside the test."""
+def _this_runs_guests(pid: int) -> set[int]:
+    """Guests of this test's run only (umid sb-<run id>-<its pid>): other guests, even of the
+    same experiment, may run beside the test."""
     run_id = planning.build(spec.load(ROOT / "examples/failover.yaml", ["clock=paced"]), 1, "agent").run_id
-    return guests((f"umid=sb-{run_id[:8]}-".encode(),))
+    return guests((f"umid=sb-{run_id[:8]}-{pid}\0".encode(),))
 
 
 def test_ctrl_c_mid_run_tears_everything_down_and_keeps_the_records(tmp_path: Path) -> None:
@@ -39,7 +40,7 @@ def test_ctrl_c_mid_run_tears_everything_down_and_keeps_the_records(tmp_path: Pa
     stdout, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130
     time.sleep(0.5)
-    assert not _this_runs_guests()
+    assert not _this_runs_guests(proc.pid)
     run_dir = next(tmp_path.glob("failover-*/run-001"))
     uml_dir = next(w.removeprefix("uml_dir=") for w in json.loads((run_dir / "guest.json").read_text())["command_line"]
                    if w.startswith("uml_dir="))
