@@ -2,7 +2,8 @@
 influx, dashboards.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
-was built), 130 interrupted. A `disturbed` run (timing outside the self-check's
+was built, also a results folder that cannot be written), 130 interrupted (Ctrl-C), 143
+terminated (SIGTERM, torn down as on Ctrl-C). A `disturbed` run (timing outside the self-check's
 tolerances) finished and was recorded: `run` exits 0 for it with a warning on stderr, as
 for a calibration that is off; its status is in the output and --json.
 """
@@ -12,13 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from sctpbench.testbed import capabilities, clock, plan as planning, spec
+from sctpbench.testbed import capabilities, clock, plan as planning, spec, stops
 from sctpbench.testbed.errors import SpecError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -185,8 +187,29 @@ def _calibrate(args: argparse.Namespace) -> int:
     return EXIT_OK if not result.exceeded else EXIT_FAILED
 
 
+def check_results_folder(out: Path) -> None:
+    """The results folder exists or can be made, and takes files: known before anything is built."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise SpecError(f"--out {out}: not a folder") from None
+    except OSError as e:
+        raise SpecError(f"--out {out}: cannot create the results folder: {e.strerror}") from None
+    try:
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as e:
+        raise SpecError(f"--out {out}: cannot write into the results folder: {e.strerror}") from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    with stops.stoppable():  # SIGTERM tears down as Ctrl-C does
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     import os
+
     from sctpbench.testbed import runner  # pyarrow/scipy load only when running
 
     influx_dir = _influx_dir(args)
@@ -198,6 +221,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         experiment = _load(args)
     for repetition in range(1, experiment.repeat + 1):
         planning.build(experiment, repetition, "agent")  # every plan is valid before anything is built
+    check_results_folder(args.out)
     backend, why = capabilities.runnable(args.backend)
     if backend is None:
         print(f"sctpbench: {why}", file=sys.stderr)
@@ -220,8 +244,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"sctpbench: warning: {len(document['disturbed'])} of {len(document['runs'])} run(s) disturbed "
               f"(timing outside the self-check's tolerances), left out of the summary: {', '.join(document['disturbed'])}",
               file=sys.stderr)
-    if session.interrupted:
-        return EXIT_INTERRUPTED
+    if session.summary_error:
+        print(f"sctpbench: {session.directory}: {session.summary_error}", file=sys.stderr)
+    if session.stop is not None:
+        return stops.exit_status(session.stop)
     return EXIT_OK if session.error is None else EXIT_FAILED
 
 
@@ -504,9 +530,9 @@ def main(argv: list[str] | None = None) -> int:
     except SpecError as e:
         print(f"sctpbench: {_scrub(str(e))}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("sctpbench: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:
+        print(f"sctpbench: {stops.reason(stop)}", file=sys.stderr)
+        return stops.exit_status(stop)
 
 
 def _scrub(message: str) -> str:
