@@ -112,6 +112,8 @@ def test_pf_model_and_bounds() -> None:
     on = DetectionModel(rto_ms=300, rto_max_ms=2000, path_max_retrans=3, rtt_ms=20, sack_delay_ms=10, message_interval_ms=20,
                         pf_retrans=1)
     assert on.pf_model_ms == 900 and on.pf_bound_ms == 900 + 2 * 60 + 50
-    # after PF, heartbeats every RTO/2 + [0, RTO): up to 1.5 RTO each, for the remaining strikes
-    assert on.bound_ms == on.pf_bound_ms + (1.5 * 1200 + 30) + (1.5 * 2000 + 30)
+    # after PF, heartbeats every RTO/2 + [0, RTO): up to 1.5 RTO and a wheel bucket (64 ms) each;
+    # the first interval only sends a heartbeat, each later one is a strike
+    assert on.pf_bound_ms is not None
+    assert on.bound_ms == on.pf_bound_ms + 2 * (1.5 * 1200 + 64 + 10) + (1.5 * 2000 + 64 + 10)
     assert on.model_ms == off.model_ms

@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from sctpbench.collectors import captures, records
+from sctpbench.testbed import metrics
 from sctpbench.testbed.plan import Plan
 
-WHEEL_LEVEL_BITS = 6
-WHEEL_CLK_SHIFT = 3
 SAME_INSTANT_NS = 1_000_000  # packets this close belong to one burst (virtual time: 0)
 
 
@@ -62,14 +61,6 @@ class Expiries:
         if self.unreachable_ns is None or not self.expiries:
             return None
         return (self.unreachable_ns - self.expiries[-1].expired_ns) / 1e6
-
-
-def wheel_granularity_jiffies(delta_jiffies: int) -> int:
-    """The bucket width of the level a timer due in delta jiffies is filed in (kernel/time/timer.c)."""
-    level = 0
-    while delta_jiffies >= ((1 << WHEEL_LEVEL_BITS) - 1) << (level * WHEEL_CLK_SHIFT):
-        level += 1
-    return 1 << (level * WHEEL_CLK_SHIFT)
 
 
 def model_rtos(rto_ms: float, rto_max_ms: float, count: int) -> list[float]:
@@ -111,7 +102,7 @@ def analyse(run_dir: Path) -> Expiries:
     expiries = []
     for i, (burst, rto) in enumerate(zip(bursts, model_rtos(rto_ms, rto_max_ms, len(bursts)))):
         started = _first_start(sent, sacks, path, failed_ns, burst) if i == 0 else _next_send(sent, path, bursts[i - 1].t_ns)
-        gran = wheel_granularity_jiffies(round(rto * hz / 1000)) * 1000 / hz
+        gran = metrics.timer_wheel_bucket_ms(rto, hz)
         expiries.append(Expiry(i, started, burst.t_ns, rto, gran))
     unreachable = next((c.t_ns for c in client.addr
                         if c.addr == assoc[path].server_address and c.state == "ADDR_UNREACHABLE" and c.t_ns >= failed_ns), None)

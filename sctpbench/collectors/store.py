@@ -153,7 +153,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
     failure = _failure(plan, events, messages)
     changes = [(c.t_ns, c.addr, c.state) for c in client.addr]
     run = metrics.run_metrics(messages, len(client.tx), failure, changes)
-    model = _detection_model(plan, client, server, failure, _pf_on(kernel, plan.workload["client"]))
+    model = _detection_model(plan, client, server, failure, _pf_on(kernel, plan.workload["client"]), hz)
     summary = {
         "run_id": plan.run_id,
         "repetition": plan.repetition,
@@ -218,7 +218,7 @@ def _pf_on(kernel: dict[str, Any], client_host: str) -> bool:
 
 
 def _detection_model(plan: Plan, client: records.Records, server: records.Records, failure: metrics.Failure | None,
-                     pf_on: bool) -> metrics.DetectionModel | None:
+                     pf_on: bool, hz: int | None) -> metrics.DetectionModel | None:
     """The model with the RTO in force at the failure, as the client's path samples show it,
     and PF's threshold as the association read it back."""
     if failure is None:
@@ -236,7 +236,7 @@ def _detection_model(plan: Plan, client: records.Records, server: records.Record
     rtt_ms = sum(link.shaping[d]["delay"] for d in ("forward", "reverse")) / 1e6
     pf_retrans = client.params.get("pf_retrans", "")
     return metrics.DetectionModel(
-        pf_retrans=int(pf_retrans) if pf_on and pf_retrans.isdigit() else None,
+        pf_retrans=int(pf_retrans) if pf_on and pf_retrans.isdigit() else None, hz=int(hz or 1000),
         rto_ms=before[-1].rto_ms, rto_max_ms=rto_max, path_max_retrans=pmr, rtt_ms=rtt_ms,
         sack_delay_ms=sack_delay,
         # a saturating sender always has data: no wait for the next message

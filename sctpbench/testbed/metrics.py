@@ -49,7 +49,9 @@ class DetectionModel:
     With PF on (pf_retrans not None) the path goes potentially failed after pf_retrans+1
     expiries, new data leaves it, and the remaining strikes come from heartbeats that
     Linux sends every RTO/2 + a random [0, RTO) while the path is PF
-    (sctp_transport_timeout): each of those may take up to 1.5 RTO.
+    (sctp_transport_timeout). A strike needs a heartbeat outstanding, so the first interval
+    after PF only sends one: PMR − pf_retrans strikes take one interval more, each up to
+    1.5 RTO plus the timer wheel's bucket for it.
     """
 
     rto_ms: int
@@ -59,6 +61,7 @@ class DetectionModel:
     sack_delay_ms: float
     message_interval_ms: float
     pf_retrans: int | None = None
+    hz: int = 1000
 
     def _rtos(self, count: int) -> list[float]:
         return [float(min(self.rto_ms * 2**i, self.rto_max_ms)) for i in range(count)]
@@ -87,8 +90,26 @@ class DetectionModel:
         """Model plus slack per expiry and 50 ms; with PF on, heartbeat strikes after PF at up to 1.5 RTO."""
         if self.pf_retrans is None or self.pf_retrans >= self.path_max_retrans or self.pf_bound_ms is None:
             return self.model_ms + (self.path_max_retrans + 1) * self._per_try_ms + 50.0
-        after_pf = self._rtos(self.path_max_retrans + 1)[self.pf_retrans + 1:]
-        return self.pf_bound_ms + sum(1.5 * rto + self.rtt_ms + 10.0 for rto in after_pf)
+        rtos = self._rtos(self.path_max_retrans + 1)
+        intervals = [rtos[self.pf_retrans + 1], *rtos[self.pf_retrans + 1:]]
+        return self.pf_bound_ms + sum(1.5 * r + timer_wheel_bucket_ms(1.5 * r, self.hz) + 10.0 for r in intervals)
+
+
+WHEEL_LEVEL_BITS = 6
+WHEEL_CLK_SHIFT = 3
+
+
+def timer_wheel_bucket_jiffies(delta_jiffies: int) -> int:
+    """The bucket width of the level a timer due in delta jiffies is filed in (kernel/time/timer.c):
+    it fires at the bucket's end, up to one bucket late."""
+    level = 0
+    while delta_jiffies >= ((1 << WHEEL_LEVEL_BITS) - 1) << (level * WHEEL_CLK_SHIFT):
+        level += 1
+    return 1 << (level * WHEEL_CLK_SHIFT)
+
+
+def timer_wheel_bucket_ms(delay_ms: float, hz: int) -> float:
+    return timer_wheel_bucket_jiffies(round(delay_ms * hz / 1000)) * 1000 / hz
 
 
 def _ms(ns: float | None) -> float | None:
