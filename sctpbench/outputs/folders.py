@@ -55,17 +55,35 @@ class CampaignData:
 
 
 def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text()) if path.exists() else {}
-    except (OSError, ValueError):
+    """A JSON object sctpbench wrote; missing is empty (a run that stopped early), broken is
+    an error: a page drawn from garbage would look like a result."""
+    if not path.exists():
         return {}
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise NotAResultsFolder(f"{path}: not readable JSON ({str(e)[:80]}); allowed: the file as sctpbench wrote it") from None
+    if not isinstance(document, dict):
+        raise NotAResultsFolder(f"{path}: holds a {type(document).__name__}, not an object; allowed: the file as sctpbench wrote it")
+    return document
 
 
 def _table(path: Path) -> list[Row]:
     """A Parquet table as rows; a run that stopped early may lack one, and that is shown, not fatal."""
     import pyarrow.parquet as pq
 
-    return pq.read_table(path).to_pylist() if path.exists() else []
+    if not path.exists():
+        return []
+    try:
+        return pq.read_table(path).to_pylist()
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+        raise NotAResultsFolder(f"{path}: not a readable Parquet file ({str(e)[:80]}); allowed: the file as sctpbench wrote it") from None
+
+
+def check_run(path: Path) -> None:
+    """Every JSON file of a run folder readable, before a command uses any of them."""
+    for name in ("plan.json", "summary.json", "backend.json", "params.json", "telemetry.json"):
+        _json(path / name)
 
 
 def is_run(path: Path) -> bool:

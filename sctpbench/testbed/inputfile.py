@@ -44,23 +44,24 @@ class _Refused(yaml.YAMLError):
 def read_text(path: Path, where: str | None = None) -> str:
     """The file's text, or SpecError naming `where` (default: the file) and what is allowed."""
     prefix = where or str(path)
+    subject = "" if where is None else f"{path} "
     try:
         with path.open("rb") as f:
             raw = f.read(MAX_BYTES + 1)
     except IsADirectoryError:
-        raise SpecError(f"{prefix}: {path} is a folder; allowed: {TEXT_HELP}") from None
+        raise SpecError(f"{prefix}: {subject}is a folder; allowed: {TEXT_HELP}") from None
     except OSError as e:
         raise SpecError(f"{prefix}: cannot read {path}: {e.strerror}; allowed: {TEXT_HELP}") from None
     if len(raw) > MAX_BYTES:
-        raise SpecError(f"{prefix}: {path} is larger than 1 MB; allowed: {TEXT_HELP}")
+        raise SpecError(f"{prefix}: {subject}is larger than 1 MB; allowed: {TEXT_HELP}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
-        raise SpecError(f"{_at(prefix, path, where, line)}: not a text file (byte {e.start} is not UTF-8); allowed: {TEXT_HELP}") from None
+        raise SpecError(f"{_at(prefix, path, where, line)}: {subject}is not a text file (byte {e.start} is not UTF-8); allowed: {TEXT_HELP}") from None
     if "\0" in text:
         line = text[: text.index("\0")].count("\n") + 1
-        raise SpecError(f"{_at(prefix, path, where, line)}: not a text file (it contains NUL bytes); allowed: {TEXT_HELP}")
+        raise SpecError(f"{_at(prefix, path, where, line)}: {subject}is not a text file (it contains NUL bytes); allowed: {TEXT_HELP}")
     return text.removeprefix("\ufeff")
 
 

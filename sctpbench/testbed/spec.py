@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from sctpbench.testbed import inputfile, selfcheck, timeline, units
+from sctpbench.testbed import inputfile, selfcheck, shaping, timeline, units
 from sctpbench.testbed.errors import SpecError
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
@@ -381,8 +381,8 @@ def _resolve_topology(data: dict[str, Any], base_dir: Path, lines: dict[tuple[st
         raise SpecError(f"{where}: {'.'.join(loc)}: no topology file {use!r}; allowed: {allowed}")
     loaded, _ = _read_yaml(found)
     if not isinstance(loaded, dict) or not loaded or not set(loaded) <= set(Topology.model_fields):
-        what = f"keys {', '.join(map(str, loaded))}" if isinstance(loaded, dict) and loaded else f"a {type(loaded).__name__}"
-        raise SpecError(f"{where}: {'.'.join(loc)}: {found} is not a topology file (it holds {_short(what)}); "
+        what = f"keys {', '.join(map(str, loaded))}" if isinstance(loaded, dict) and loaded else "no mapping"
+        raise SpecError(f"{where}: {'.'.join(loc)}: {found} is not a topology file (it holds {what[:80]}); "
                         f"allowed: a mapping with keys {', '.join(Topology.model_fields)}")
     merged = _deep_merge(loaded, {k: v for k, v in topo.items() if k != "use"} if isinstance(topo, dict) else {})
     return data | {"topology": merged}
@@ -504,6 +504,7 @@ def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
     except ValidationError as e:
         raise SpecError(_describe(e.errors()[0], source)) from None
     _check_references(experiment, source)
+    _check_primary_addresses(experiment, source)
     experiment = _resolve_traces(experiment, path.parent, source)
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": path.stem})
@@ -630,6 +631,10 @@ def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
         fail("reorder", f"{which}: netem reorders by sending some packets without the delay; reorder needs a delay")
     if (values["jitter_distribution"] or values["jitter_correlation"]) and not values["jitter"]:
         fail("jitter", f"{which}: jitter_distribution and jitter_correlation need a jitter")
+    if values["rate"] and shaping.netem_limit(values) > U32_MAX:
+        fail("rate", f"{which}: rate × delay is more packets in flight than netem's 32-bit limit holds; allowed: a smaller rate or delay")
+    if values["queue_bytes"] == "bdp" and values["rate"] and values["rate"] * 2 * units.MAX_DELAY_NS / 8 / 1e9 > U32_MAX:
+        fail("queue_bytes", f"{which}: the bandwidth-delay product exceeds tc's 32-bit byte limit; allowed: queue_bytes as a size")
 
 
 def _check_degrade(exp: Experiment, ev: Event, loc: tuple[str, ...], fail: Any) -> None:
@@ -671,6 +676,39 @@ def _resolve_traces(exp: Experiment, base_dir: Path, source: Source) -> Experime
             raise SpecError(str(e)) from None
         events.append(ev.model_copy(update={"steps": steps, "file": None}))
     return exp.model_copy(update={"events": events})
+
+
+# Each flap or dwell becomes a line of the plan and a command in the guest.
+MAX_EVENT_STEPS = 100_000
+
+
+def _check_step_count(ev: Event, end: int, fail: Any) -> None:
+    """A flap every nanosecond for a week would be 10¹⁴ steps: refuse it before expanding."""
+    span = (ev.until if ev.until is not None else end) - ev.at
+    if ev.action == "flap" and ev.period is not None and ev.count is None:
+        steps = 2 * max(span, 0) // ev.period
+        if steps > MAX_EVENT_STEPS:
+            fail("period", f"{units.format_duration(ev.period)} gives {steps} steps; allowed: at most {MAX_EVENT_STEPS} (a longer period, a count or an until)")
+    if ev.action == "pingpong" and ev.dwell is not None:
+        steps = max(span, 0) // ev.dwell[0]
+        if steps > MAX_EVENT_STEPS:
+            fail("dwell", f"{units.format_duration(ev.dwell[0])} gives up to {steps} steps; allowed: at most {MAX_EVENT_STEPS} (a longer dwell or an until)")
+
+
+def _check_primary_addresses(exp: Experiment, source: Source) -> None:
+    """`primary: ADDRESS` must be one of the server's addresses, which the plan assigns."""
+    targets = [(i, ev.target) for i, ev in enumerate(exp.events) if ev.action == "primary" and _is_address(ev.target)]
+    if not targets:
+        return
+    from sctpbench.testbed import plan  # the plan imports this module
+
+    # Without events: the timeline would itself refuse the address, without a line.
+    assoc = plan.build(exp.model_copy(update={"events": []}), 1, "agent").association
+    for i, target in targets:
+        if target not in {a.server_address for a in assoc}:
+            loc = ("events", str(i), "primary")
+            allowed = ", ".join(f"{a.path} ({a.server_address})" for a in assoc)
+            raise SpecError(f"{source.where(loc)}: {'.'.join(loc)}: {target!r} is not a peer address of the association; allowed: {allowed}")
 
 
 def _is_address(text: str) -> bool:
@@ -716,8 +754,11 @@ def _check_references(exp: Experiment, source: Source) -> None:
     if not assoc_paths:
         fail(("workload",), f"no path joins {w.client} and {w.server}")
     end = w.start + w.duration
+    if end > units.MAX_DURATION_NS:
+        fail(("workload", "duration"), f"start + duration is {units.format_duration(end)}; allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
     for i, ev in enumerate(exp.events):
         loc = ("events", str(i))
+        _check_step_count(ev, end, lambda key, detail: fail(loc + (key,), detail))
         if ev.at > end:
             fail(loc + ("at",), f"{units.format_duration(ev.at)} is after the workload ends ({units.format_duration(end)})")
         for name in ev.paths():
