@@ -379,7 +379,10 @@ def _resolve_topology(data: dict[str, Any], base_dir: Path, lines: dict[tuple[st
     found = next((c for c in candidates if _is_file(c)), None)
     if found is None:
         raise SpecError(f"{where}: {'.'.join(loc)}: no topology file {use!r}; allowed: {allowed}")
-    loaded, _ = _read_yaml(found)
+    try:
+        loaded, _ = _read_yaml(found)
+    except SpecError as e:  # the experiment's line first: the topology file may be one of many
+        raise SpecError(f"{where}: {'.'.join(loc)}: {e}") from None
     if not isinstance(loaded, dict) or not loaded or not set(loaded) <= set(Topology.model_fields):
         what = f"keys {', '.join(map(str, loaded))}" if isinstance(loaded, dict) and loaded else "no mapping"
         raise SpecError(f"{where}: {'.'.join(loc)}: {found} is not a topology file (it holds {what[:80]}); "
@@ -614,7 +617,7 @@ def _bound(loc: tuple[str, ...], bound: object) -> str:
     """A bound as the file writes it: durations in units, not nanoseconds."""
     model = _model_at(tuple(loc[:-1]))
     field = model.model_fields.get(loc[-1]) if model is not None else None
-    if field is not None and isinstance(bound, int) and "parse_duration" in repr(field.annotation):
+    if field is not None and isinstance(bound, int) and "parse_duration" in repr((field.annotation, field.metadata)):
         return units.format_duration(bound)
     return str(bound)
 
