@@ -176,3 +176,147 @@ def test_yaml_structure(kind: str, case: str, tmp_path: Path, capsys: pytest.Cap
     assert time.monotonic() - began < 5, "a hostile file must fail fast"
     assert line.startswith(start) and expected in line, line
     assert empty(tmp_path / "out")
+
+
+# ---------------------------------------------------------------------------- values out of bounds, through --set
+
+# (KEY=VALUE, what the message says after "--set KEY=VALUE: KEY:")
+BOUNDS = [
+    ("workload.rate=.inf", "inf is not a finite number"),
+    ("workload.rate=.nan", "nan is not a finite number"),
+    ("workload.rate=-.inf", "-inf is not a finite number"),
+    ("workload.rate=1000000000", "out of range; allowed: 0.001 to 1e+06 messages per second"),
+    ("workload.rate=1000001/s", "out of range"),
+    ("workload.rate=0", "not a positive message rate"),
+    ("workload.rate=-5", "not a positive message rate"),
+    ("workload.rate=" + "9" * 90, "not a finite number"),
+    ("workload.duration=1000000min", "too large; allowed: a duration up to 604800s"),
+    ("workload.duration=" + "9" * 5000 + "ms", "is not a duration"),
+    ("workload.duration=1e400s", "is not a duration"),
+    ("workload.duration=0", "out of range; allowed: at least 1ms"),
+    ("workload.duration=999us", "out of range; allowed: at least 1ms"),
+    ("workload.duration=5", "the unit is missing"),
+    ("workload.duration=.nan", "is not a duration"),
+    ("workload.start=604800s", "start + duration is 604809s"),
+    ("workload.size=1MB", "out of range; allowed: at most 65536"),
+    ("workload.size=" + "9" * 5000, "an integer of about"),
+    ("workload.streams=70000", "out of range; allowed: at most 65535"),
+    ("workload.port=0", "out of range; allowed: at least 1"),
+    ("workload.port=65536", "out of range; allowed: at most 65535"),
+    ("topology.paths.primary.rate=100000000000000gbit", "too large; allowed: a rate up to 34000gbit"),
+    ("topology.paths.primary.rate=1e300gbit", "is not a rate"),
+    ("topology.paths.primary.rate=999bit", "too small; allowed: a rate from 1kbit"),
+    ("topology.paths.primary.rate=0mbit", "not a positive rate"),
+    ("topology.paths.primary.delay=100000min", "too large; allowed: a delay up to 274s"),
+    ("topology.paths.primary.delay=275s", "too large; allowed: a delay up to 274s"),
+    ("topology.paths.primary.delay=-1ms", "is not a duration"),
+    ("topology.paths.primary.jitter=3s", "too large; allowed: a jitter up to 2147ms"),
+    ("topology.paths.primary.loss=101%", "out of range; allowed: a percentage"),
+    ("topology.paths.primary.loss=.nan", "not a finite number"),
+    ("topology.paths.primary.loss=" + "1" * 200, "is not a percentage"),
+    ("topology.paths.primary.queue=0", "out of range; allowed: at least 1"),
+    ("topology.paths.primary.queue=4294967296", "out of range; allowed: at most 4294967295"),
+    ("topology.paths.primary.reverse.delay=1000s", "too large; allowed: a delay up to 274s"),
+    ("sctp.rto_max=2day", "is not a duration"),
+    ("sctp.rto_max=1441min", "out of range; allowed: at most 86400s"),
+    ("sctp.rto_initial=86401s", "out of range; allowed: at most 86400s"),
+    ("sctp.hb_interval=86401s", "out of range; allowed: at most 86400s"),
+    ("sctp.sack_delay=501ms", "allowed: 1ms to 500ms"),
+    ("sctp.rto_min=100500us", "the kernel takes whole milliseconds"),
+    ("sctp.pf_retrans=65536", "out of range; allowed: at most 65535"),
+    ("sctp.path_max_retrans=2147483648", "out of range; allowed: at most 2147483647"),
+    ("sctp.association_max_retrans=0", "out of range; allowed: at least 1"),
+    ("sctp.streams=0", "out of range; allowed: at least 1"),
+    ("sctp.rcvbuf=3000MiB", "too large; allowed: a size up to 2147483647B"),
+    ("sctp.sndbuf=1KB", "out of range; allowed: at least 4096"),
+    ("seed=-1", "out of range; allowed: at least 0"),
+    ("seed=18446744073709551616", "out of range; allowed: at most 18446744073709551615"),
+    ("repeat=0", "out of range; allowed: at least 1"),
+    ("repeat=10001", "out of range; allowed: at most 10000"),
+    ("name=" + "n" * 101, "too long; allowed: at most 100 characters"),
+    ("name=" + "n" * 100_000, "too long; allowed: at most 100 characters"),
+    ("name=a/b", "not a valid name; allowed: letters, digits, _ . -"),
+    ("name=.hidden", "not a valid name"),
+    ("clock=wall", "is not allowed; allowed: 'virtual', 'paced' or 'real'"),
+    ("influx.url=ftp://db", "not a valid URL; allowed: an http:// or https:// base URL"),
+    ("influx.url=http://db:8086/path", "not a valid URL"),
+    ("influx.url=" + "h" * 5000, "not a valid URL"),
+    ("influx.batch=0", "out of range; allowed: at least 1"),
+    ("measure.sample_interval=2000000min", "too large; allowed: a duration up to 604800s"),
+    ("measure.calibration_tolerance=.inf", "not a finite number"),
+    ("vary.start=-1s", "is not a duration"),
+]
+
+
+@pytest.mark.parametrize("override, expected", BOUNDS, ids=[b[0][:40] for b in BOUNDS])
+def test_bound_via_set_is_blamed_on_set(override: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    key = override.split("=", 1)[0]
+    line = refused(["run", ROOT / "examples/failover.yaml", "--set", override, "--out", tmp_path / "out"], capsys)
+    assert line.startswith(f"--set {override[:60]}"), line[:200]
+    assert f": {key}" in line or "start + duration" in expected and expected in line, line[:400]
+    assert not (tmp_path / "out").exists()
+
+
+IN_FILE = [b for b in BOUNDS if len(b[0]) < 100][:40]
+
+
+@pytest.mark.parametrize("override, expected", IN_FILE, ids=[b[0][:40] for b in IN_FILE])
+def test_bound_in_a_file_is_blamed_on_its_line(override: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same values written into a file: the message names the file and the key's line."""
+    key, value = override.split("=", 1)
+    parts = key.split(".")
+    doc: dict = {}
+    node = doc
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = "@@"
+    base = "topology:\n  use: dual-homed\nworkload: {client: client, server: server, duration: 5s}\n"
+    if parts[0] == "topology":
+        text = base.replace("  use: dual-homed\n", "  use: dual-homed\n  paths:\n    primary:\n      " +
+                            (f"{parts[3]}:\n        {parts[4]}: {value}\n" if len(parts) == 5 else f"{parts[3]}: {value}\n"))
+        line_no = 5 if len(parts) == 4 else 6
+    elif parts[0] == "workload":
+        text = base.replace("duration: 5s}", f"duration: 5s, {parts[1]}: {value}}}") if parts[1] != "duration" else \
+            base.replace("duration: 5s}", f"duration: {value}}}")
+        line_no = 3
+    else:
+        text = base + f"{parts[0]}:\n  {parts[1]}: {value}\n"
+        line_no = 5
+    exp = tmp_path / "e.yaml"
+    exp.write_text(text)
+    line = refused(["plan", exp], capsys)
+    if "start + duration" in expected:
+        line_no, key, expected = 3, "workload.duration", "start + duration is 604805s"
+    assert line.startswith(f"{exp}:{line_no}: {key}: "), (line[:300], text[:300])
+    assert expected in line, line[:300]
+
+
+# ---------------------------------------------------------------------------- --set itself
+
+SET_ERRORS = [
+    ("sctp.rto_min", "expected KEY=VALUE"),
+    ("=5", "expected KEY=VALUE"),
+    ("sctp..rto_min=1s", "expected KEY=VALUE"),
+    ("events.9.at=1s", "events.9: no such list item"),
+    ("events.x.at=1s", "events.x: no such list item"),
+    ("events." + "9" * 5000 + ".at=1s", "no such list item"),
+    ("name.first=x", "name is not a mapping"),
+    ("sctp.rto_min.value=1s", "sctp.rto_min is not a mapping"),
+    ("colour=red", "colour: unknown key"),
+    ("sctp.rto_minimum=1s", "sctp.rto_minimum: unknown key"),
+    ("sctp={rto_min: soon}", "sctp.rto_min: 'soon' is not a duration"),
+    ("sctp={rto_min: 1s, rto_min: 2s}", "sctp: "),
+    ("workload=[1, 2]", "workload: "),
+    ("topology=/etc/passwd", "topology: "),
+    ("events=&a [*a]", "events: "),
+    ("events.0={at: 1s, fail: nowhere}", "events.0.fail: unknown path 'nowhere'"),
+    ("events.0.fail=" + "p" * 1000, "events.0.fail: "),
+]
+
+
+@pytest.mark.parametrize("override, expected", SET_ERRORS, ids=[s[0][:40] for s in SET_ERRORS])
+def test_set_errors_name_the_set(override: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused(["run", ROOT / "examples/failover.yaml", "--set", override, "--out", tmp_path / "out"], capsys)
+    assert line.startswith(f"--set {override[:60]}"), line[:200]
+    assert expected in line, line[:300]
+    assert not (tmp_path / "out").exists()

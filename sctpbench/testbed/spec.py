@@ -352,7 +352,7 @@ class Source:
         # `--set sctp={rto_min: soon}` is to blame, not the file's own sctp.rto_min.
         for n in range(len(loc), -1, -1):
             if loc[:n] in self.overrides:
-                return f"--set {self.overrides[loc[:n]]}"
+                return set_label(self.overrides[loc[:n]])
         for n in range(len(loc), -1, -1):
             if loc[:n] in self.lines:
                 return f"{self.file}:{self.lines[loc[:n]]}"
@@ -448,13 +448,18 @@ def _read_pattern_files(data: dict[str, Any], base_dir: Path, lines: dict[tuple[
         pattern["positions"] = positions
 
 
+def set_label(text: str) -> str:
+    """`--set KEY=VALUE` as messages show it: a value pasted by mistake is cut."""
+    return f"--set {text}" if len(text) <= 100 else f"--set {text[:100]}… ({len(text)} characters)"
+
+
 def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     """`sctp.rto_min=200ms` → (("sctp", "rto_min"), "200ms"); the value is read as YAML."""
     key, sep, value = text.partition("=")
     if not sep or not key or any(not part for part in key.split(".")):
-        raise SpecError(f"--set {text}: expected KEY=VALUE with a dotted key (e.g. sctp.rto_min=200ms)")
+        raise SpecError(f"{set_label(text)}: expected KEY=VALUE with a dotted key (e.g. sctp.rto_min=200ms)")
     try:
-        parsed = inputfile.parse(value, f"--set {text}")[0] if value != "" else ""
+        parsed = inputfile.parse(value, set_label(text))[0] if value != "" else ""
     except SpecError:  # not YAML, or beyond a limit: the text as written, which validation judges
         parsed = value
     return tuple(key.split(".")), parsed
@@ -470,21 +475,21 @@ def apply_override(data: Any, key: tuple[str, ...], value: Any, text: str) -> No
     for i, part in enumerate(key[:-1]):
         if isinstance(node, list):
             if not _is_index(part) or int(part) >= len(node):
-                raise SpecError(f"--set {text}: {'.'.join(key[: i + 1])}: no such list item (the list has {len(node)})")
+                raise SpecError(f"{set_label(text)}: {shown_key(key[: i + 1])}: no such list item (the list has {len(node)})")
             node = node[int(part)]
         elif isinstance(node, dict):
             node = node.setdefault(part, {})
         else:
-            raise SpecError(f"--set {text}: {'.'.join(key[:i])} is not a mapping")
+            raise SpecError(f"{set_label(text)}: {shown_key(key[:i])} is not a mapping")
     last = key[-1]
     if isinstance(node, list):
         if not _is_index(last) or int(last) >= len(node):
-            raise SpecError(f"--set {text}: {'.'.join(key)}: no such list item (the list has {len(node)})")
+            raise SpecError(f"{set_label(text)}: {shown_key(key)}: no such list item (the list has {len(node)})")
         node[int(last)] = value
     elif isinstance(node, dict):
         node[last] = value
     else:
-        raise SpecError(f"--set {text}: {'.'.join(key[:-1])} is not a mapping")
+        raise SpecError(f"{set_label(text)}: {shown_key(key[:-1])} is not a mapping")
 
 
 def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
@@ -758,7 +763,8 @@ def _check_references(exp: Experiment, source: Source) -> None:
         fail(("workload",), f"no path joins {w.client} and {w.server}")
     end = w.start + w.duration
     if end > units.MAX_DURATION_NS:
-        fail(("workload", "duration"), f"start + duration is {units.format_duration(end)}; allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
+        # Blame the --set that moved the start, if one did; the duration's line otherwise.
+        fail(("workload", "start" if ("workload", "start") in source.overrides else "duration"), f"start + duration is {units.format_duration(end)}; allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
     for i, ev in enumerate(exp.events):
         loc = ("events", str(i))
         _check_step_count(ev, end, lambda key, detail: fail(loc + (key,), detail))
