@@ -320,3 +320,176 @@ def test_set_errors_name_the_set(override: str, expected: str, tmp_path: Path, c
     assert line.startswith(f"--set {override[:60]}"), line[:200]
     assert expected in line, line[:300]
     assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------- output paths and flags
+
+
+def _out_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    return {
+        "file": (a_file, "is a file; allowed: a folder"),
+        "under-file": (a_file / "sub", "is a file, not a folder"),
+        "proc": (Path("/proc/sctpbench-results"), "a kernel file system"),
+        "proc-self": (Path("/proc/self/results"), "a kernel file system"),
+        "sys": (Path("/sys/kernel/x"), "a kernel file system"),
+        "dev": (Path("/dev/null"), "a kernel file system"),
+        "long-name": (tmp_path / ("n" * 300), "too long"),
+        "long-path": (tmp_path / "/".join(["d" * 200] * 30), "too long"),
+        "unwritable": (locked / "out", "is not writable"),
+    }
+
+
+OUT_KINDS = ["file", "under-file", "proc", "proc-self", "sys", "dev", "long-name", "long-path", "unwritable"]
+
+
+@pytest.mark.parametrize("out", OUT_KINDS)
+@pytest.mark.parametrize("command", ["run", "campaign", "check", "influx", "dashboards", "report"])
+def test_bad_output_path(command: str, out: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    if out == "unwritable" and os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    path, expected = _out_cases(tmp_path)[out]
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "plan.json").write_text("{}")
+    argv: list[object] = {
+        "run": ["run", ROOT / "examples/failover.yaml", "--out", path],
+        "campaign": ["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--out", path],
+        "check": ["check", "--calibrate", ROOT / "examples/failover.yaml", "--out", path],
+        "influx": ["influx", "start", "--dir", path, "--port", "18086"],
+        "dashboards": ["dashboards", "export", path],
+        "report": ["report", run_dir, "--out", path],
+    }[command]
+    if command == "report" and out == "file":
+        path, expected = tmp_path / "run", "is a folder; allowed: a file to write"
+        argv = ["report", run_dir, "--out", path]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    line = refused(argv, capsys)
+    assert expected in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert sorted(p.name for p in run_dir.iterdir()) == ["plan.json"]
+
+
+FLAGS = [
+    (["influx", "start", "--port", "99999"], "--port 99999: out of range; allowed: a TCP port from 1 to 65535"),
+    (["influx", "start", "--port", "0"], "--port 0: out of range"),
+    (["influx", "start", "--port", "-1"], "--port -1: out of range"),
+    (["influx", "status", "--port", "70000"], "--port 70000: out of range"),
+    (["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--parallel", "0"], "--parallel 0"),
+    (["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--max-runs", "0"], "--max-runs 0"),
+    (["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--retries", "-1"], "--retries -1"),
+    (["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--set", "sctp.rto_min=soon"], "--set sctp.rto_min=soon: set.sctp.rto_min: 'soon' is not a duration"),
+    (["trace", "mahimahi", ROOT / "examples/failover.yaml", "--window", "soon"], "--window"),
+    (["trace", "mahimahi", "/nonexistent/trace"], "cannot read"),
+    (["trace", "mahimahi", "/tmp"], "is a folder"),
+    (["plan", "/nonexistent/x.yaml"], "/nonexistent/x.yaml: cannot read"),
+    (["plan", "/tmp"], "/tmp: is a folder"),
+    (["plan", "/dev/null"], "the experiment must be a mapping"),
+    (["run", "/nonexistent/x.yaml"], "/nonexistent/x.yaml: cannot read"),
+    (["run", ROOT / "examples/failover.yaml", "--repeat", "0"], "repeat: 0 is out of range; allowed: at least 1"),
+    (["run", ROOT / "examples/failover.yaml", "--repeat", "100000"], "repeat: 100000 is out of range"),
+    (["run", ROOT / "examples/failover.yaml", "--influx", "ftp://x"], "--set influx.url=ftp://x: influx.url: 'ftp://x' is not a valid URL"),
+    (["check", "--calibrate", "/nonexistent.yaml"], "/nonexistent.yaml: cannot read"),
+    (["campaign", "run", "/nonexistent.yaml"], "/nonexistent.yaml: cannot read"),
+    (["campaign", "compare", "/nonexistent", "/nonexistent2"], "/nonexistent"),
+    (["campaign", "compare", ROOT / "tests", ROOT / "tests", "--alpha", "2"], "--alpha 2"),
+    (["verify", "/nonexistent"], "/nonexistent"),
+    (["push", "/nonexistent"], "/nonexistent: not a run, session or campaign folder"),
+    (["report", "/nonexistent"], "/nonexistent"),
+]
+
+
+@pytest.mark.parametrize("argv, expected", FLAGS, ids=[" ".join(str(a) for a in f[0])[-50:] for f in FLAGS])
+def test_bad_flag(argv: list[object], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # a default ./results must not appear either
+    if argv[0] == "influx":
+        argv = [*argv, "--dir", tmp_path / "influx"]
+    line = refused(argv, capsys)
+    assert expected in line, line
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------- broken results folders
+
+
+@pytest.fixture(scope="module")
+def plan_json(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from sctpbench.testbed import plan as planning, spec
+
+    return planning.build(spec.load(ROOT / "examples/failover.yaml"), 1, "agent").to_json()
+
+
+BROKEN = {
+    "plan-garbage": {"plan.json": b"{not json"},
+    "plan-binary": {"plan.json": bytes(range(256))},
+    "plan-list": {"plan.json": b"[1, 2]"},
+    "plan-string": {"plan.json": b'"plan"'},
+    "plan-empty-object": {"plan.json": b"{}"},
+    "plan-truncated": {"plan.json": None, "cut": b""},
+    "summary-garbage": {"summary.json": b"\x00\x01"},
+    "summary-list": {"summary.json": b"[]"},
+    "summary-truncated": {"summary.json": b'{"metrics": {'},
+    "summary-wrong-types": {"summary.json": b'{"metrics": 5, "status": [1], "events": "x"}'},
+    "params-garbage": {"params.json": b"nope"},
+    "backend-garbage": {"backend.json": b"{"},
+    "telemetry-garbage": {"telemetry.json": b"{"},
+    "messages-garbage": {"messages.parquet": b"PAR1 this is not parquet PAR1"},
+    "messages-text": {"messages.parquet": b"seq,mtt\n1,2\n"},
+    "messages-empty": {"messages.parquet": b""},
+    "samples-garbage": {"path_samples.parquet": b"\x00" * 100},
+    "events-garbage": {"path_events.parquet": b"PAR1"},
+}
+
+
+def _broken_run(tmp_path: Path, plan: str, case: str) -> Path:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    files = dict(BROKEN[case])
+    cut = files.pop("cut", None)
+    (run_dir / "plan.json").write_text(plan if cut is None else plan[: len(plan) // 2])
+    for name, content in files.items():
+        if content is not None:
+            (run_dir / name).write_bytes(content)
+    return run_dir
+
+
+@pytest.mark.parametrize("case", BROKEN, ids=list(BROKEN))
+@pytest.mark.parametrize("command", ["report", "push"])
+def test_broken_results_folder(command: str, case: str, plan_json: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir = _broken_run(tmp_path, plan_json, case)
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    argv: list[object] = [command, run_dir] + (["--influx", "http://127.0.0.1:9"] if command == "push" else [])
+    if command == "push" and case.startswith(("messages", "samples", "events")):
+        pytest.skip("push reads the Parquet files only after reaching InfluxDB")
+    if command == "report" and case in ("telemetry-garbage", "backend-garbage"):
+        pytest.skip("report does not read telemetry.json or backend.json")
+    if command == "push" and case == "summary-wrong-types":
+        pytest.skip("push writes summary.json only after sending, and then as an object again")
+    line = refused(argv, capsys)
+    assert str(run_dir) in line and "allowed:" in line, line
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before  # no report.html, no telemetry.json
+
+
+def test_report_on_a_session_with_a_broken_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str], plan_json: str) -> None:
+    session = tmp_path / "session"
+    (session / "run-1").mkdir(parents=True)
+    (session / "run-1" / "plan.json").write_text(plan_json)
+    (session / "summary.json").write_text("{broken")
+    line = refused(["report", session], capsys)
+    assert f"{session}/summary.json: not readable JSON" in line
+    assert not (session / "report.html").exists()
+
+
+def test_report_on_a_campaign_with_broken_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    campaign = tmp_path / "campaign"
+    campaign.mkdir()
+    (campaign / "campaign.json").write_text("{}")
+    (campaign / "campaign.parquet").write_bytes(b"not parquet")
+    line = refused(["report", campaign], capsys)
+    assert f"{campaign}/campaign.parquet: not a readable Parquet file" in line
+    assert not (campaign / "report.html").exists()

@@ -81,9 +81,23 @@ def _table(path: Path) -> list[Row]:
 
 
 def check_run(path: Path) -> None:
-    """Every JSON file of a run folder readable, before a command uses any of them."""
+    """Every JSON file of a run folder readable, and the plan a plan, before a command uses any."""
     for name in ("plan.json", "summary.json", "backend.json", "params.json", "telemetry.json"):
         _json(path / name)
+    _plan(path / "plan.json")
+
+
+def _plan(path: Path) -> dict[str, Any]:
+    """plan.json as an object, after checking it is a whole plan (not `{}` or a fragment)."""
+    from sctpbench.testbed.plan import Plan
+
+    document = _json(path)
+    try:
+        Plan.from_json(json.dumps(document))
+    except (KeyError, TypeError, ValueError) as e:
+        raise NotAResultsFolder(f"{path}: not a plan sctpbench wrote ({type(e).__name__}: {str(e)[:80]}); "
+                                "allowed: the file as sctpbench wrote it") from None
+    return document
 
 
 def is_run(path: Path) -> bool:
@@ -112,7 +126,7 @@ def kind(path: Path) -> str:
 def load_run(path: Path) -> RunData:
     return RunData(
         directory=path, summary=_json(path / "summary.json"), params=_json(path / "params.json"),
-        versions=_json(path / "versions.json"), host=_json(path / "host.json"), plan=_json(path / "plan.json"),
+        versions=_json(path / "versions.json"), host=_json(path / "host.json"), plan=_plan(path / "plan.json"),
         messages=_table(path / "messages.parquet"), path_events=_table(path / "path_events.parquet"),
         path_samples=_table(path / "path_samples.parquet"),
     )
