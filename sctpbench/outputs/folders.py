@@ -84,19 +84,22 @@ def check_run(path: Path) -> None:
     """Every JSON file of a run folder readable, and the plan a plan, before a command uses any."""
     for name in ("plan.json", "summary.json", "backend.json", "params.json", "telemetry.json"):
         _json(path / name)
-    _plan(path / "plan.json")
+    from sctpbench.testbed.plan import Plan
+
+    try:
+        Plan.from_json(json.dumps(_json(path / "plan.json")))
+    except (KeyError, TypeError, ValueError) as e:
+        raise NotAResultsFolder(f"{path / 'plan.json'}: not a plan sctpbench wrote ({type(e).__name__}: {str(e)[:80]}); "
+                                "allowed: the file as sctpbench wrote it") from None
 
 
 def _plan(path: Path) -> dict[str, Any]:
-    """plan.json as an object, after checking it is a whole plan (not `{}` or a fragment)."""
-    from sctpbench.testbed.plan import Plan
-
+    """plan.json with what a report reads from it (the association's paths): `{}` or a
+    fragment of something else would draw an empty page that looks like a result."""
     document = _json(path)
-    try:
-        Plan.from_json(json.dumps(document))
-    except (KeyError, TypeError, ValueError) as e:
-        raise NotAResultsFolder(f"{path}: not a plan sctpbench wrote ({type(e).__name__}: {str(e)[:80]}); "
-                                "allowed: the file as sctpbench wrote it") from None
+    association = document.get("association")
+    if not isinstance(association, list) or not all(isinstance(a, dict) and "path" in a for a in association):
+        raise NotAResultsFolder(f"{path}: not a plan sctpbench wrote (no association paths); allowed: the file as sctpbench wrote it")
     return document
 
 
