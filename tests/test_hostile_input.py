@@ -493,3 +493,83 @@ def test_report_on_a_campaign_with_broken_tables(tmp_path: Path, capsys: pytest.
     line = refused(["report", campaign], capsys)
     assert f"{campaign}/campaign.parquet: not a readable Parquet file" in line
     assert not (campaign / "report.html").exists()
+
+
+# ---------------------------------------------------------------------------- campaign files
+
+EXPERIMENT = "experiment: ../campaigns/tiny-experiment.yaml\n"
+CAMPAIGNS = {
+    "set-list": (EXPERIMENT + "set: [a, b]\n", "c.yaml:2: set: ['a', 'b'] is not a mapping; allowed: {KEY: VALUE, …}"),
+    "set-string": (EXPERIMENT + "set: workload.duration=6s\n", "c.yaml:2: set: 'workload.duration=6s' is not a mapping"),
+    "set-bad-value": (EXPERIMENT + "set: {workload.rate: .inf}\n", "c.yaml:2: set.workload.rate: 'inf' is not a message rate"),
+    "set-bad-key": (EXPERIMENT + "set: {colour: red}\n", "c.yaml:2: set.colour: unknown key"),
+    "sweep-list": (EXPERIMENT + "sweep: [a]\n", "c.yaml:2: sweep: "),
+    "sweep-scalar-values": (EXPERIMENT + "sweep: {sctp.rto_min: 100ms}\n", "c.yaml:2: sweep.sctp.rto_min: '100ms' is not a list of values or a range"),
+    "sweep-huge-range": (EXPERIMENT + "sweep: {sctp.rto_min: {from: 1ms, to: 100000ms, step: 1ms}}\n", "values; allowed: at most 1000"),
+    "sweep-bad-value": (EXPERIMENT + "sweep: {workload.duration: [1s, 1000000min]}\n", "c.yaml:2: sweep.workload.duration: '1000000min' is too large"),
+    "sweep-delay-bound": (EXPERIMENT + "sweep: {topology.paths.primary.delay: [10ms, 300s]}\n", "sweep.topology.paths.primary.delay: '300s' is too large; allowed: a delay up to 274s"),
+    "dup-key": (EXPERIMENT + "repetitions: 2\nrepetitions: 3\n", "c.yaml:3: key 'repetitions' is given twice (lines 2 and 3)"),
+    "dup-sweep-key": (EXPERIMENT + "sweep:\n  sctp.rto_min: [1s]\n  sctp.rto_min: [2s]\n", "c.yaml:4: key 'sctp.rto_min' is given twice"),
+    "name-long": (EXPERIMENT + "name: " + "c" * 5000 + "\n", "c.yaml:2: name: 'cccc"),
+    "name-slash": (EXPERIMENT + "name: ../../x\n", "c.yaml:2: name: '../../x' is not a valid name; allowed: letters, digits"),
+    "experiment-list": ("experiment: [a, b]\n", "c.yaml:1: experiment: "),
+    "experiment-missing": ("experiment: nowhere.yaml\n", "c.yaml:1: experiment: no file 'nowhere.yaml'"),
+    "experiment-long": ("experiment: " + "e" * 5000 + "\n", "c.yaml:1: experiment: no file"),
+    "experiment-passwd": ("experiment: /etc/passwd\n", "/etc/passwd: the experiment must be a mapping"),
+    "repetitions-huge": (EXPERIMENT + "repetitions: 100000\n", "c.yaml:2: repetitions: 100000 is out of range; allowed: at most 10000"),
+    "seed-negative": (EXPERIMENT + "seed: -1\n", "c.yaml:2: seed: -1 is out of range; allowed: at least 0"),
+    "retries-huge": (EXPERIMENT + "disturbed_retries: 99\n", "c.yaml:2: disturbed_retries: 99 is out of range; allowed: at most 10"),
+    "budget-bad": (EXPERIMENT + "budgets: [{metric: nope, max: 1s}]\n", "c.yaml:2: budgets.0.metric: 'nope' is not allowed"),
+    "adjust-not-list": (EXPERIMENT + "adjust: {when: 1}\n", "c.yaml:2: adjust: "),
+    "unknown-key": (EXPERIMENT + "sweeps: {}\n", "c.yaml:2: sweeps: unknown key; allowed: name, description, experiment"),
+    "top-list": ("- experiment: x\n", "c.yaml: a campaign must be a mapping"),
+    "laughs": (laughs(8), "more than 100000 values once aliases are expanded"),
+}
+
+
+@pytest.mark.parametrize("case", CAMPAIGNS, ids=list(CAMPAIGNS))
+def test_campaign_file(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text, expected = CAMPAIGNS[case]
+    folder = tmp_path / "tests" / "c"
+    folder.mkdir(parents=True)
+    (tmp_path / "tests" / "campaigns").mkdir()
+    (tmp_path / "tests" / "campaigns" / "tiny-experiment.yaml").write_text((ROOT / "tests/campaigns/tiny-experiment.yaml").read_text())
+    camp = folder / "c.yaml"
+    camp.write_text(text)
+    line = refused(["campaign", "run", camp, "--out", tmp_path / "out"], capsys)
+    assert expected in line, line[:300]
+    assert line.startswith(str(folder)) or line.startswith("/etc/passwd"), line[:200]
+    assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------- the real command, as a process
+
+
+def _sctpbench(*argv: object, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sctpbench.cli", *map(str, argv)], capture_output=True, text=True,
+                          timeout=60, cwd=cwd)
+
+
+@pytest.mark.parametrize("name, content", [
+    ("laughs", laughs(9).encode()),
+    ("binary", bytes(range(256))),
+    ("deep", ("a: " + "[" * 100_000 + "]" * 100_000 + "\n").encode()),
+    ("digits", (BASE + "seed: " + "9" * 5000 + "\n").encode()),
+    ("bounds", (BASE.replace("5s}", "1000000min, rate: .inf}")).encode()),
+])
+def test_no_traceback_escapes_the_command(name: str, content: bytes, tmp_path: Path) -> None:
+    bad = tmp_path / f"{name}.yaml"
+    bad.write_bytes(content)
+    began = time.monotonic()
+    r = _sctpbench("run", bad, "--out", tmp_path / "out", cwd=tmp_path)
+    assert time.monotonic() - began < 20
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(f"sctpbench: {bad}"), r.stderr[:500]
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert not (tmp_path / "out").exists()
+
+
+def test_influx_bad_port_as_a_process_creates_nothing(tmp_path: Path) -> None:
+    r = _sctpbench("influx", "start", "--port", "99999", "--dir", tmp_path / "db", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == "sctpbench: --port 99999: out of range; allowed: a TCP port from 1 to 65535"
+    assert not (tmp_path / "db").exists()

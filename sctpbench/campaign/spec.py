@@ -237,7 +237,7 @@ def load(path: str | Path, overrides: list[str] = ()) -> Loaded:
         raise SpecError(_describe(e.errors()[0], source)) from None
     experiment_file = (path.parent / campaign.experiment[: experiment_spec.MAX_PATH_CHARS]).resolve()
     if not experiment_spec._is_file(experiment_file):
-        raise SpecError(f"{source.where(('experiment',))}: experiment: no file {campaign.experiment!r} (relative to {path.parent})")
+        raise SpecError(f"{source.where(('experiment',))}: experiment: no file {units.shown(campaign.experiment)} (relative to {path.parent})")
     axes = _axes(campaign.sweep, source)
     swept = {k for axis in axes for k in axis}
     for i, adj in enumerate(campaign.adjust):
