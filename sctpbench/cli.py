@@ -2,7 +2,8 @@
 influx, dashboards.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
-was built), 130 interrupted. A `disturbed` run (timing outside the self-check's
+was built, also a results folder that cannot be written), 130 interrupted (Ctrl-C), 143
+terminated (SIGTERM, torn down as on Ctrl-C). A `disturbed` run (timing outside the self-check's
 tolerances) finished and was recorded: `run` exits 0 for it with a warning on stderr, as
 for a calibration that is off; its status is in the output and --json.
 """
@@ -12,14 +13,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
 from sctpbench.outputs import destination
-from sctpbench.testbed import capabilities, clock, inputfile, plan as planning, spec
+from sctpbench.testbed import capabilities, clock, inputfile, plan as planning, spec, stops
 from sctpbench.testbed.errors import SpecError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
     run.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     run.add_argument("--influx", metavar="URL", help="stream telemetry live to this InfluxDB (same as --set influx.url=URL)")
+    _influx_dir_option(run)
 
     plan = sub.add_parser("plan", help="print a run's plan as shell commands")
     plan.add_argument("file", type=Path)
@@ -65,16 +68,20 @@ def _parser() -> argparse.ArgumentParser:
     _influx_target_options(push)
     push.add_argument("--json", action="store_true")
 
-    server = sub.add_parser("influx", help="a local InfluxDB (Debian's influxd) on loopback")
-    server.add_argument("action", choices=["start", "stop", "status"])
-    server.add_argument("--dir", type=Path, default=Path.home() / ".local/share/sctpbench/influxdb",
-                        help="where its configuration, data and log live (default: %(default)s)")
+    server = sub.add_parser("influx", help="a local InfluxDB (Debian's influxd) on loopback, with authentication")
+    server.add_argument("action", choices=["start", "stop", "status", "env"],
+                        help="env: print its credentials as KEY=VALUE lines (e.g. for Grafana's environment)")
+    server.add_argument("--dir", type=Path, default=credentials_default_dir(),
+                        help="where its configuration, data, log and credentials live "
+                             "(default: $SCTPBENCH_INFLUX_DIR, else %(default)s)")
     server.add_argument("--port", type=int, default=8086, help="HTTP port on 127.0.0.1 (default 8086)")
 
     boards = sub.add_parser("dashboards", help="Grafana dashboards and provisioning files")
     boards.add_argument("action", choices=["export"])
     boards.add_argument("dir", type=Path)
-    boards.add_argument("--url", default="http://127.0.0.1:8086", help="the datasource's InfluxDB URL")
+    boards.add_argument("--url", help="the datasource's InfluxDB URL (default: --influx-dir's server, "
+                        "else http://127.0.0.1:8086); credentials come from Grafana's environment")
+    _influx_dir_option(boards)
     boards.add_argument("--database", default="sctpbench", help="the datasource's database (v2/v3: the bucket)")
     boards.add_argument("--dashboards-path", help="where Grafana will find DIR/dashboards (default: its absolute path)")
     report = sub.add_parser("report", help="one self-contained HTML page of a run, session or campaign")
@@ -93,6 +100,41 @@ def _influx_target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--retention-policy")
     p.add_argument("--org")
     p.add_argument("--bucket")
+    _influx_dir_option(p)
+
+
+def _influx_dir_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--influx-dir", type=Path, metavar="DIR",
+                   help="use the credentials of the server `sctpbench influx start --dir DIR` made "
+                        "(same as SCTPBENCH_INFLUX_DIR=DIR)")
+
+
+def credentials_default_dir() -> Path:
+    from sctpbench.telemetry import credentials
+
+    return credentials.default_dir()
+
+
+def _influx_dir(args: argparse.Namespace) -> str | None:
+    """--influx-dir checked now (exit 2 before anything is built); None when not given."""
+    from sctpbench.telemetry import credentials
+
+    if getattr(args, "influx_dir", None) is None:
+        return None
+    try:
+        credentials.load(args.influx_dir)
+    except credentials.CredentialsError as e:
+        raise SpecError(f"--influx-dir: {e}") from None
+    return str(args.influx_dir.resolve())
+
+
+def _influx_url(value: str | None, option: str) -> str | None:
+    from sctpbench.telemetry import credentials
+
+    problem = None if value is None else credentials.url_problem(value)
+    if problem:
+        raise SpecError(f"{option}: {problem}")
+    return value
 
 
 def _load(args: argparse.Namespace) -> spec.Experiment:
@@ -147,13 +189,42 @@ def _calibrate(args: argparse.Namespace) -> int:
     return EXIT_OK if not result.exceeded else EXIT_FAILED
 
 
+def check_results_folder(out: Path) -> None:
+    """The results folder exists or can be made, and takes files: known before anything is built."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise SpecError(f"--out {out}: not a folder") from None
+    except OSError as e:
+        raise SpecError(f"--out {out}: cannot create the results folder: {e.strerror}") from None
+    try:
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as e:
+        raise SpecError(f"--out {out}: cannot write into the results folder: {e.strerror}") from None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    with stops.stoppable():  # SIGTERM tears down as Ctrl-C does
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import os
+
     from sctpbench.testbed import runner  # pyarrow/scipy load only when running
 
+    influx_dir = _influx_dir(args)
+    if influx_dir:  # the telemetry writer finds it there, in this process and its children
+        os.environ["SCTPBENCH_INFLUX_DIR"] = influx_dir
     experiment = _load(args)
-    destination.folder(args.out)
+    if influx_dir and experiment.influx.url is None:  # --influx-dir alone: stream to that server
+        args.influx = _server_url(Path(influx_dir))
+        experiment = _load(args)
+    destination.creatable(args.out)  # before check_results_folder tries mkdir -p
     for repetition in range(1, experiment.repeat + 1):
         planning.build(experiment, repetition, "agent")  # every plan is valid before anything is built
+    check_results_folder(args.out)
     backend, why = capabilities.runnable(args.backend)
     if backend is None:
         print(f"sctpbench: {why}", file=sys.stderr)
@@ -176,8 +247,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"sctpbench: warning: {len(document['disturbed'])} of {len(document['runs'])} run(s) disturbed "
               f"(timing outside the self-check's tolerances), left out of the summary: {', '.join(document['disturbed'])}",
               file=sys.stderr)
-    if session.interrupted:
-        return EXIT_INTERRUPTED
+    if session.summary_error:
+        print(f"sctpbench: {session.directory}: {session.summary_error}", file=sys.stderr)
+    if session.stop is not None:
+        return stops.exit_status(session.stop)
     return EXIT_OK if session.error is None else EXIT_FAILED
 
 
@@ -245,9 +318,13 @@ def _push_target(args: argparse.Namespace, run_dir: Path) -> Any:
         influx_part = document.get("influx") if isinstance(document, dict) else None
         recorded = {k: v for k, v in influx_part.items() if v is not None} if isinstance(influx_part, dict) else {}
         recorded = recorded if recorded.get("url") else {}
-    given = {"url": args.influx, "api": args.api, "database": args.database, "retention_policy": args.retention_policy,
-             "org": args.org, "bucket": args.bucket}
+    influx_dir = _influx_dir(args)
+    given = {"url": _influx_url(args.influx, "--influx"), "api": args.api, "database": args.database,
+             "retention_policy": args.retention_policy, "org": args.org, "bucket": args.bucket,
+             "credentials_dir": influx_dir}
     merged = recorded | {k: v for k, v in given.items() if v is not None}
+    if not merged.get("url") and influx_dir:
+        merged["url"] = _server_url(Path(influx_dir))
     if not merged.get("url"):
         raise SpecError(f"{run_dir}: no InfluxDB to push to: give --influx URL")
     if merged.get("api") == "v2" and not merged.get("org"):
@@ -298,8 +375,18 @@ def cmd_push(args: argparse.Namespace) -> int:
     return EXIT_OK if all(d["not_sent"] == 0 for d in documents) else EXIT_FAILED
 
 
-def cmd_influx(args: argparse.Namespace) -> int:
+def _server_url(directory: Path) -> str:
+    """The URL of the server started from `directory` (running or not: its last port)."""
     from sctpbench.telemetry import server
+
+    s = server.running(directory) or server.last(directory)
+    if s is None:
+        raise SpecError(f"--influx-dir {directory}: no server was started there; give the URL")
+    return s.url
+
+
+def cmd_influx(args: argparse.Namespace) -> int:
+    from sctpbench.telemetry import credentials, server
 
     if not 1 <= args.port <= 65535:
         raise SpecError(f"--port {args.port}: out of range; allowed: a TCP port from 1 to 65535")
@@ -308,14 +395,22 @@ def cmd_influx(args: argparse.Namespace) -> int:
     try:
         if args.action == "start":
             s = server.start(args.dir, args.port)
-            print(f"InfluxDB {s.url} (database sctpbench), data in {s.directory}; stop: sctpbench influx stop --dir {args.dir}")
+            print(f"InfluxDB {s.url} (database sctpbench, authentication on), data in {s.directory}\n"
+                  f"credentials: {s.directory / credentials.FILE} (mode 0600); clients: --influx-dir {s.directory} "
+                  f"or SCTPBENCH_INFLUX_DIR={s.directory}\nstop: sctpbench influx stop --dir {s.directory}")
         elif args.action == "stop":
             print("stopped" if server.stop(args.dir) else f"no InfluxDB running from {args.dir}")
+        elif args.action == "env":
+            creds = credentials.load(args.dir)
+            print(f"{credentials.USERNAME_ENV}={creds.username}\n{credentials.PASSWORD_ENV}={creds.password}")
         else:
             running = server.running(args.dir)
-            print(f"running: {running.url}" if running else f"not running from {args.dir}")
-            return EXIT_OK if running else EXIT_FAILED
-    except server.ServerError as e:
+            if running is None:
+                print(f"not running from {args.dir}")
+                return EXIT_FAILED
+            auth = "on" if server.auth_enforced(running) else "OFF (anyone on this machine may read and write)"
+            print(f"running: {running.url}, authentication {auth}, credentials in {running.directory / credentials.FILE}")
+    except (server.ServerError, credentials.CredentialsError) as e:
         print(f"sctpbench: {e}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
@@ -325,8 +420,17 @@ def cmd_dashboards(args: argparse.Namespace) -> int:
     from sctpbench.dashboards import export
 
     destination.folder(args.dir, "dashboards export")
-    for path in export.export(args.dir, args.url, args.database, args.dashboards_path):
+    url = _influx_url(args.url, "--url")
+    influx_dir = _influx_dir(args)
+    if url is None:
+        url = _server_url(Path(influx_dir)) if influx_dir else "http://127.0.0.1:8086"
+    for path in export.export(args.dir, url, args.database, args.dashboards_path):
         print(path)
+    how = f"sctpbench influx env --dir {influx_dir}" if influx_dir else "your InfluxDB's user and password"
+    print(f"Grafana reads the datasource's credentials from its environment: {export.USERNAME_ENV} and "
+          f"{export.PASSWORD_ENV} (from {how}), or {export.TOKEN_ENV} with the token lines uncommented",
+          file=sys.stderr)
+    return EXIT_OK
 def cmd_report(args: argparse.Namespace) -> int:
     """Exit 0 when written, 2 when PATH is not a run, session or campaign folder."""
     from sctpbench.outputs import folders, report  # matplotlib loads only here
@@ -376,6 +480,23 @@ def timing_line(check: dict[str, Any]) -> str:
     return "; ".join(parts) or "nothing to check"
 
 
+def failure_lines(m: dict[str, Any], model: dict[str, Any] | None) -> list[str]:
+    """Detection, and with PF on its two moments, each beside its timer model and bound."""
+    if not model or model.get("pf_retrans") is None:
+        line = f"  failure   detection {_fmt(m.get('detection_time_ms'), ' ms')}"
+        if model:
+            line += (f" (RFC timer model {model['model_ms']:.0f} ms from RTO {model['rto_at_failure_ms']} ms,"
+                     f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
+        return [line]
+    return [
+        f"  failure   detection {_fmt(m.get('detection_time_ms'), ' ms')} (the first of:)",
+        f"            PF {_fmt(m.get('pf_detection_time_ms'), ' ms')} (model {model['pf_model_ms']:.0f} ms: pf_retrans "
+        f"{model['pf_retrans']} + 1 timeouts from RTO {model['rto_at_failure_ms']} ms; bound {model['pf_bound_ms']:.0f} ms)",
+        f"            UNREACHABLE {_fmt(m.get('unreachable_time_ms'), ' ms')} (model {model['model_ms']:.0f} ms: PMR "
+        f"{model['path_max_retrans']} + 1, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms with heartbeats after PF)",
+    ]
+
+
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
     for run in document["runs"]:
         m = run["metrics"]
@@ -392,11 +513,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
               f"  p99 {_fmt(m.get('mtt_p99_ms'), ' ms')}  MMTT {_fmt(m.get('mmtt_ms'), ' ms')}", file=out)
         model = run.get("detection_model")
         if m.get("detection_time_ms") is not None or model:
-            line = f"  failure   detection {_fmt(m.get('detection_time_ms'), ' ms')}"
-            if model:
-                line += (f" (RFC timer model {model['model_ms']:.0f} ms from RTO {model['rto_at_failure_ms']} ms,"
-                         f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
-            print(line, file=out)
+            for line in failure_lines(m, model):
+                print(line, file=out)
             print(f"            failover {_fmt(m.get('failover_time_ms'), ' ms')}", file=out)
         if run.get("selfcheck"):
             print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
@@ -435,11 +553,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return handlers[args.command](args)
     except SpecError as e:
-        print(f"sctpbench: {e}", file=sys.stderr)
+        print(f"sctpbench: {_scrub(str(e))}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("sctpbench: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:
+        print(f"sctpbench: {stops.reason(stop)}", file=sys.stderr)
+        return stops.exit_status(stop)
+
+
+def _scrub(message: str) -> str:
+    # A rejected value may be echoed (e.g. `--set influx.url=…`); a password in it must not be.
+    from sctpbench.telemetry import credentials
+
+    return credentials.scrub(message)
 
 
 if __name__ == "__main__":

@@ -1,28 +1,29 @@
 """Nothing is left behind: an interrupted run ends its guest and keeps what was measured."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from guest_processes import guests
+from sctpbench.testbed import plan as planning, spec
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest
 
 
-def _uml_dirs() -> set[str]:
-    return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("sctpbench-uml-")}
+def _this_runs_guests(pid: int) -> set[int]:
+    """Guests of this test's run only (umid sb-<run id>-<its pid>): other guests, even of the
+    same experiment, may run beside the test."""
+    run_id = planning.build(spec.load(ROOT / "examples/failover.yaml", ["clock=paced"]), 1, "agent").run_id
+    return guests((f"umid=sb-{run_id[:8]}-{pid}\0".encode(),))
 
 
 def test_ctrl_c_mid_run_tears_everything_down_and_keeps_the_records(tmp_path: Path) -> None:
-    guests_before, dirs_before = guests(), _uml_dirs()
     # Paced: a virtual run can end before the interrupt; this also stops the calendar mid-run.
     proc = subprocess.Popen(
         [sys.executable, "-m", "sctpbench.cli", "run", str(ROOT / "examples/failover.yaml"), "--set", "clock=paced",
@@ -39,9 +40,11 @@ def test_ctrl_c_mid_run_tears_everything_down_and_keeps_the_records(tmp_path: Pa
     stdout, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130
     time.sleep(0.5)
-    assert guests() <= guests_before
-    assert _uml_dirs() <= dirs_before
+    assert not _this_runs_guests(proc.pid)
     run_dir = next(tmp_path.glob("failover-*/run-001"))
+    uml_dir = next(w.removeprefix("uml_dir=") for w in json.loads((run_dir / "guest.json").read_text())["command_line"]
+                   if w.startswith("uml_dir="))
+    assert not Path(uml_dir).exists()
     backend = json.loads((run_dir / "backend.json").read_text())
     assert backend["ok"] is False and backend["error"] == "interrupted"
     summary = json.loads((run_dir / "summary.json").read_text())

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import pyarrow.parquet as pq
 import pytest
 
-from sctpbench.telemetry import server
+from sctpbench.telemetry import credentials, server
 from telemetry_support import EXAMPLES, counts, local_influxd
 from test_telemetry import assert_every_dashboard_query_has_data
 
@@ -27,9 +27,9 @@ def influxd(tmp_path: Path) -> Iterator[server.LocalServer]:
     yield from local_influxd(tmp_path / "influxd")
 
 
-def _run(out: Path, url: str, during: Any = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+def _run(out: Path, influxd: server.LocalServer, during: Any = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "sctpbench.cli", "run", str(EXAMPLES / "failover.yaml"), *SHORT, *extra,
-           "--influx", url, "--out", str(out), "--json"]
+           "--influx", influxd.url, "--influx-dir", str(influxd.directory), "--out", str(out), "--json"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if during:
         threading.Thread(target=during, daemon=True).start()
@@ -45,12 +45,15 @@ def _store_counts(run_dir: Path) -> dict[str, int]:
 
 
 def test_a_live_run_lands_in_influx_point_for_point(tmp_path: Path, influxd: server.LocalServer) -> None:
-    run = _run(tmp_path / "results", influxd.url)
+    run = _run(tmp_path / "results", influxd)
     run_dir = Path(run["directory"])
     expected = _store_counts(run_dir)
     assert run["telemetry"]["not_sent"] == 0 and run["telemetry"]["sent"] == expected
     assert counts(influxd.target(), run["params"]["run_id"], run_dir.parent.name) == expected
     assert_every_dashboard_query_has_data(influxd.target(), run_dir)
+    # Authentication was on, and the results (created with the user's umask) hold no secret.
+    password = credentials.load(influxd.directory).password.encode()
+    assert [p for p in (tmp_path / "results").rglob("*") if p.is_file() and password in p.read_bytes()] == []
 
 
 def test_influx_stopped_mid_run_then_push_restores_every_point(tmp_path: Path, influxd: server.LocalServer) -> None:
@@ -64,7 +67,7 @@ def test_influx_stopped_mid_run_then_push_restores_every_point(tmp_path: Path, i
         server.stop(influxd.directory)
 
     # Paced: on virtual time the run can end before the server is stopped.
-    run = _run(out, influxd.url, during=stop_after_t0, extra=("--set", "clock=paced"))
+    run = _run(out, influxd, during=stop_after_t0, extra=("--set", "clock=paced"))
     run_dir = Path(run["directory"])
     expected = _store_counts(run_dir)
     assert run["status"] == "ok" and run["metrics"]["messages_delivered"] == run["metrics"]["messages_sent"]

@@ -43,3 +43,19 @@ def test_each_timeout_follows_the_rto_and_detection_is_the_last(tmp_path: Path, 
     assert lag is not None and abs(lag) <= 5.0
     detection = run["metrics"]["detection_time_ms"]
     assert abs(detection - (found.expiries[-1].expired_ns - found.failed_ns) / 1e6) <= 5.0
+
+
+def test_pf_is_reported_at_the_timeout_that_makes_the_path_potentially_failed(tmp_path: Path) -> None:
+    # pf_retrans 1: the path goes PF at the second timeout, and traffic leaves it then;
+    # UNREACHABLE comes later, from heartbeats, within its own bound.
+    run = _run(tmp_path, "sctp.pf_enable=true", "sctp.pf_retrans=1", "sctp.rto_initial=300ms", "sctp.rto_min=300ms",
+               "sctp.rto_max=2s", "sctp.path_max_retrans=3", "workload.duration=12s")
+    found = expiries.analyse(Path(run["directory"]))
+    assert len(found.expiries) >= 2 and all(e.within for e in found.expiries[:2]), [e.gap_ms for e in found.expiries]
+    second = (found.expiries[1].expired_ns - found.failed_ns) / 1e6
+    m, model = run["metrics"], run["detection_model"]
+    assert abs(m["pf_detection_time_ms"] - second) <= 20.0
+    assert m["detection_time_ms"] == m["pf_detection_time_ms"]  # the first of the two
+    assert model["pf_retrans"] == 1 and model["pf_model_ms"] == 900
+    assert m["pf_detection_time_ms"] <= model["pf_bound_ms"]
+    assert second < m["unreachable_time_ms"] <= model["bound_ms"]

@@ -101,3 +101,17 @@ def test_record_parser_reads_every_kind_and_stops_at_a_torn_last_line() -> None:
     assert r.end == (500, 1)
     with pytest.raises(ValueError, match="bad 'tx' record"):
         records.parse(["tx\tx\t0\t0\t200\t150\n"])
+
+
+def test_pf_model_and_bounds() -> None:
+    from sctpbench.testbed.metrics import DetectionModel
+
+    off = DetectionModel(rto_ms=300, rto_max_ms=2000, path_max_retrans=3, rtt_ms=20, sack_delay_ms=10, message_interval_ms=20)
+    assert off.pf_model_ms is None and off.pf_bound_ms is None
+    assert off.model_ms == 300 + 600 + 1200 + 2000 and off.bound_ms == 4100 + 4 * 60 + 50
+    on = DetectionModel(rto_ms=300, rto_max_ms=2000, path_max_retrans=3, rtt_ms=20, sack_delay_ms=10, message_interval_ms=20,
+                        pf_retrans=1)
+    assert on.pf_model_ms == 900 and on.pf_bound_ms == 900 + 2 * 60 + 50
+    # after PF, heartbeats every RTO/2 + [0, RTO): up to 1.5 RTO each, for the remaining strikes
+    assert on.bound_ms == on.pf_bound_ms + (1.5 * 1200 + 30) + (1.5 * 2000 + 30)
+    assert on.model_ms == off.model_ms

@@ -70,8 +70,15 @@ def test_rto_writes_are_ordered_so_the_kernel_accepts_them() -> None:
     assert high.index("net.sctp.rto_max=90000") < high.index("net.sctp.rto_min=70000")
 
 
-def test_kernel_defaults_mean_no_sysctl_writes() -> None:
-    assert not [c for c in _plan("failover-rfc-defaults.yaml").setup if c.tool == "sysctl" and any("sctp" in a for a in c.args)]
+def test_kernel_defaults_mean_no_sysctl_writes_but_pf_exposed() -> None:
+    writes = [a for c in _plan("failover-rfc-defaults.yaml").setup if c.tool == "sysctl" for a in c.args if "sctp" in a]
+    assert writes == ["net.sctp.pf_expose=2", "net.sctp.pf_expose=2"]  # PF is on by default: let it be seen
+
+
+def test_pf_exposed_only_when_pf_is_on() -> None:
+    args = lambda p: [a for c in p.setup if c.tool == "sysctl" for a in c.args]  # noqa: E731
+    assert "net.sctp.pf_expose=2" not in args(_plan("failover.yaml"))  # pf_enable: false
+    assert "net.sctp.pf_expose=2" in args(_plan("failover.yaml", ["sctp.pf_enable=true"]))
 
 
 def test_fail_blackholes_both_ends_and_restore_undoes_it() -> None:

@@ -151,13 +151,13 @@ def test_push_brings_influx_to_the_stores_counts_and_twice_changes_nothing(tmp_p
     synthetic_run(run_dir)
     store.collect(run_dir)
     url = influxd.url
-    assert cli.main(["push", str(run_dir.parent), "--influx", url]) == 0
+    assert cli.main(["push", str(run_dir.parent), "--influx", url, "--influx-dir", str(influxd.directory)]) == 0
     first = counts(influxd.target(), _run_id(run_dir), run_dir.parent.name)
     ledger = json.loads((run_dir / "telemetry.json").read_text())
     assert first == ledger["points"] and ledger["not_sent"] == 0
     assert json.loads((run_dir / "summary.json").read_text())["telemetry"]["not_sent"] == 0
     mtt_sum = influx.query(influxd.target(), f'SELECT sum("mtt_ms") FROM "sctp_message" WHERE "run" = \'{_run_id(run_dir)}\'')
-    assert cli.main(["push", str(run_dir)]) == 0  # the target recorded by the first push
+    assert cli.main(["push", str(run_dir)]) == 0  # the target (and credentials folder) recorded by the first push
     assert counts(influxd.target(), _run_id(run_dir), run_dir.parent.name) == first
     assert influx.query(influxd.target(), f'SELECT sum("mtt_ms") FROM "sctp_message" WHERE "run" = \'{_run_id(run_dir)}\'') == mtt_sum
 
@@ -172,7 +172,7 @@ def test_a_down_influx_costs_points_not_the_run_and_push_recovers_them(tmp_path:
     assert "Connection refused" in ledger["errors"][0]
     stream.record(run_dir, ledger)
     assert json.loads((run_dir / "summary.json").read_text())["telemetry"]["not_sent"] > 0
-    assert cli.main(["push", str(run_dir), "--influx", influxd.url]) == 0
+    assert cli.main(["push", str(run_dir), "--influx", influxd.url, "--influx-dir", str(influxd.directory)]) == 0
     assert counts(influxd.target(), _run_id(run_dir), run_dir.parent.name) == ledger["points"]
 
 
@@ -239,6 +239,6 @@ def test_a_bad_influx_url_on_the_command_line_stops_before_anything_is_built(cap
 
 
 def test_a_v1_database_dropped_or_never_created_is_created_on_write(influxd: server.LocalServer) -> None:
-    target = influx.Target(url=influxd.url, database="made_on_write")
+    target = influxd.target("made_on_write")
     influx.writer(target).write(["m,a=b v=1i 1000000000"])
     assert influx.query(target, 'SELECT count("v") FROM "m"')[0]["values"][0][1] == 1

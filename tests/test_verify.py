@@ -104,6 +104,15 @@ def test_delay_check_allows_five_percent_or_one_ms_plus_serialization() -> None:
     assert check(shaped, "delay").ok
 
 
+def test_a_delay_is_judged_only_on_enough_packets() -> None:
+    sent = [pkt(i * 10 * MS, f"p{i}") for i in range(verify.MIN_DELAY_SAMPLES - 1)]
+    few = direction(sent, [pkt(p.time + 40 * MS, f"p{i}") for i, p in enumerate(sent)])
+    assert check(few, "delay").ok and check(few, "delay").detail.startswith("not judged: 9 packet(s)")
+    sent = [pkt(i * 10 * MS, f"p{i}") for i in range(verify.MIN_DELAY_SAMPLES)]
+    enough = direction(sent, [pkt(p.time + 40 * MS, f"p{i}") for i, p in enumerate(sent)])
+    assert not check(enough, "delay").ok
+
+
 def test_delay_statistics_percentiles() -> None:
     stats = verify._delay_stats([i * MS for i in range(1, 102)])
     assert stats is not None and (stats.n, stats.min_ms, stats.max_ms) == (101, 1.0, 101.0)

@@ -143,17 +143,26 @@ class _Burst:
 
 
 def _expiry_bursts(sent: list[_Sent], sack_times: list[int], failed_ns: int) -> list[_Burst]:
-    """Retransmission bursts after the failure that no SACK arrival set off."""
-    seen: set[int] = set()
+    """Retransmission bursts after the failure that are timeouts.
+
+    Not a timeout: retransmissions a SACK arrival let out (the window opened), and those of
+    chunks already marked at the previous timeout that went out later, with the next send
+    (the window on the alternate path had been full). A timeout retransmits chunks first
+    sent on the failed path after the previous one."""
+    first_sent: dict[int, int] = {}
     bursts: list[_Burst] = []
     for s in sent:
-        again = [t for t in s.tsns if t in seen]
-        seen.update(s.tsns)
+        again = [t for t in s.tsns if t in first_sent]
+        for t in s.tsns:
+            first_sent.setdefault(t, s.t_ns)
         if not again or s.t_ns < failed_ns or (bursts and s.t_ns - bursts[-1].t_ns < SAME_INSTANT_NS):
             continue
         if any(0 <= s.t_ns - t < SAME_INSTANT_NS for t in sack_times):
-            continue  # a SACK opened the window: a continuation, not a timeout
-        bursts.append(_Burst(s.t_ns, min(again)))
+            continue
+        earliest = min(again)
+        if bursts and first_sent[earliest] < bursts[-1].t_ns:
+            continue
+        bursts.append(_Burst(s.t_ns, earliest))
     return bursts
 
 

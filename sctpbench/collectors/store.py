@@ -153,7 +153,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
     failure = _failure(plan, events, messages)
     changes = [(c.t_ns, c.addr, c.state) for c in client.addr]
     run = metrics.run_metrics(messages, len(client.tx), failure, changes)
-    model = _detection_model(plan, client, server, failure)
+    model = _detection_model(plan, client, server, failure, _pf_on(kernel, plan.workload["client"]))
     summary = {
         "run_id": plan.run_id,
         "repetition": plan.repetition,
@@ -167,6 +167,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
             "rto_at_failure_ms": model.rto_ms, "rto_max_ms": model.rto_max_ms,
             "path_max_retrans": model.path_max_retrans, "rtt_ms": model.rtt_ms, "sack_delay_ms": model.sack_delay_ms,
             "message_interval_ms": model.message_interval_ms, "model_ms": model.model_ms, "bound_ms": model.bound_ms,
+            "pf_retrans": model.pf_retrans, "pf_model_ms": model.pf_model_ms, "pf_bound_ms": model.pf_bound_ms,
         },
         "events": [{k: e.get(k, "") for k in ("kind", "target", "detail", "at_ns", "lag_ns")} for e in events],
         "peers_seen": client.peers,
@@ -211,8 +212,15 @@ def _failure(plan: Plan, events: list[dict[str, Any]], messages: list[metrics.Me
     return None
 
 
-def _detection_model(plan: Plan, client: records.Records, server: records.Records, failure: metrics.Failure | None) -> metrics.DetectionModel | None:
-    """The model with the RTO in force at the failure, as the client's path samples show it."""
+def _pf_on(kernel: dict[str, Any], client_host: str) -> bool:
+    """PF as the client's namespace had it, read back (net.sctp.pf_enable)."""
+    return str(kernel.get("sysctl", {}).get(client_host, {}).get("pf_enable", "0")) == "1"
+
+
+def _detection_model(plan: Plan, client: records.Records, server: records.Records, failure: metrics.Failure | None,
+                     pf_on: bool) -> metrics.DetectionModel | None:
+    """The model with the RTO in force at the failure, as the client's path samples show it,
+    and PF's threshold as the association read it back."""
     if failure is None:
         return None
     before = [s for s in client.path if s.addr == failure.peer_address and s.t_ns <= failure.applied_ns]
@@ -226,7 +234,9 @@ def _detection_model(plan: Plan, client: records.Records, server: records.Record
         return None
     link = next(link for link in plan.links if link.path == failure.path)
     rtt_ms = sum(link.shaping[d]["delay"] for d in ("forward", "reverse")) / 1e6
+    pf_retrans = client.params.get("pf_retrans", "")
     return metrics.DetectionModel(
+        pf_retrans=int(pf_retrans) if pf_on and pf_retrans.isdigit() else None,
         rto_ms=before[-1].rto_ms, rto_max_ms=rto_max, path_max_retrans=pmr, rtt_ms=rtt_ms,
         sack_delay_ms=sack_delay,
         # a saturating sender always has data: no wait for the next message

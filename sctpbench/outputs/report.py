@@ -114,6 +114,10 @@ def metrics_table(summary: dict[str, Any]) -> str:
         ["MMTT (ms)", fmt(m.get("mmtt_ms"))],
         ["detection time (ms)", fmt(m.get("detection_time_ms"))],
     ]
+    if model and model.get("pf_retrans") is not None:
+        rows.append(["PF detection time (ms)", f"{fmt(m.get('pf_detection_time_ms'))} (model {fmt(model['pf_model_ms'], 0)}: "
+                     f"pf_retrans {model['pf_retrans']} + 1 timeouts; bound {fmt(model['pf_bound_ms'], 0)})"])
+        rows.append(["UNREACHABLE time (ms)", fmt(m.get("unreachable_time_ms"))])
     if model:
         rows.append(["RFC timer model Σ min(RTO·2^i, RTO.max), i = 0…PMR (ms)",
                      f"{fmt(model['model_ms'], 0)} (RTO {model['rto_at_failure_ms']} ms at the failure, "

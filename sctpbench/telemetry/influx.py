@@ -6,25 +6,25 @@ Two write APIs:
   maintained client (influxdb-client) speaks only the v2 API.
 - v2 `/api/v2/write?org=&bucket=` (InfluxDB 2.x, 3.x, and 1.8+), through influxdb-client.
 
-Credentials come only from the environment, never from files or the command line:
-SCTPBENCH_INFLUX_TOKEN (v2, and v1 servers behind token auth), SCTPBENCH_INFLUX_USERNAME
-and SCTPBENCH_INFLUX_PASSWORD (v1).
+Credentials never come from the URL, an experiment file or the command line: see
+credentials.py (a server folder of `sctpbench influx start`, or the environment:
+SCTPBENCH_INFLUX_TOKEN, SCTPBENCH_INFLUX_USERNAME and SCTPBENCH_INFLUX_PASSWORD).
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-TOKEN_ENV = "SCTPBENCH_INFLUX_TOKEN"
-USERNAME_ENV = "SCTPBENCH_INFLUX_USERNAME"
-PASSWORD_ENV = "SCTPBENCH_INFLUX_PASSWORD"
+from sctpbench.telemetry import credentials
+
+TOKEN_ENV = credentials.TOKEN_ENV
+USERNAME_ENV = credentials.USERNAME_ENV
+PASSWORD_ENV = credentials.PASSWORD_ENV
 
 
 class WriteError(Exception):
@@ -42,6 +42,13 @@ class Target:
     batch: int = 5000
     flush_interval_s: float = 0.2
     timeout_s: float = 5.0
+    # The server folder whose credentials.json to use: a path, never a secret, so it may be
+    # recorded in telemetry.json and passed on a command line.
+    credentials_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        # The entry points refuse userinfo; this keeps an old recorded URL from showing one.
+        object.__setattr__(self, "url", credentials.strip_userinfo(self.url))
 
     @classmethod
     def from_spec(cls, influx: Any) -> "Target | None":
@@ -52,6 +59,7 @@ class Target:
             url=influx.url.rstrip("/"), api=influx.api, database=influx.database,
             retention_policy=influx.retention_policy, org=influx.org, bucket=influx.bucket, batch=influx.batch,
             flush_interval_s=influx.flush_interval / 1e9, timeout_s=influx.timeout / 1e9,
+            credentials_dir=credentials.named_dir(),
         )
 
     @classmethod
@@ -75,20 +83,18 @@ class Writer(Protocol):
     def close(self) -> None: ...
 
 
-def _auth_headers(target: Target) -> dict[str, str]:
-    token = os.environ.get(TOKEN_ENV)
-    if token:
-        return {"Authorization": f"Token {token}"}
-    user, password = os.environ.get(USERNAME_ENV), os.environ.get(PASSWORD_ENV)
-    if user:
-        basic = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
-        return {"Authorization": f"Basic {basic}"}
-    return {}
+def _credentials(target: Target) -> credentials.Credentials | None:
+    try:
+        return credentials.for_target(target.url, target.credentials_dir)
+    except credentials.CredentialsError as e:
+        raise WriteError(str(e)) from None
 
 
-def _request(target: Target, path: str, params: dict[str, str], body: bytes | None) -> tuple[int, bytes]:
+def _request(target: Target, path: str, params: dict[str, str], body: bytes | None,
+             auth: bool = True, content_type: str = "text/plain; charset=utf-8") -> tuple[int, bytes]:
     url = f"{target.url}{path}?{urllib.parse.urlencode(params)}"
-    headers = _auth_headers(target) | ({"Content-Type": "text/plain; charset=utf-8"} if body is not None else {})
+    creds = _credentials(target) if auth else None
+    headers = (creds.headers() if creds else {}) | ({"Content-Type": content_type} if body is not None else {})
     req = urllib.request.Request(url, data=body, headers=headers, method="POST" if body is not None else "GET")
     try:
         with urllib.request.urlopen(req, timeout=target.timeout_s) as response:
@@ -128,7 +134,11 @@ class V2Writer:
 
         self.target = target
         # No retries inside the client: a failed batch is counted and left to `push`.
-        self.client = InfluxDBClient(url=target.url, token=os.environ.get(TOKEN_ENV, ""), org=target.org,
+        try:
+            creds = _credentials(target)
+        except WriteError:
+            creds = None  # every write then fails with the server's refusal, and is counted
+        self.client = InfluxDBClient(url=target.url, token=(creds.token if creds else None) or "", org=target.org,
                                      timeout=int(target.timeout_s * 1000), retries=False)
         self.api = self.client.write_api(write_options=SYNCHRONOUS)
 
@@ -182,3 +192,20 @@ def ping(target: Target) -> bool:
     except WriteError:
         return False
     return status == 204
+
+
+def create_admin(target: Target, creds: credentials.Credentials) -> tuple[int, str]:
+    """v1: create the first admin (allowed without credentials only while no user exists).
+
+    The statement goes in a form body, not the URL, so no request log holds the password.
+    """
+    statement = f'CREATE USER "{creds.username}" WITH PASSWORD \'{creds.password}\' WITH ALL PRIVILEGES'
+    body = urllib.parse.urlencode({"q": statement}).encode()
+    status, reply = _request(target, "/query", {}, body, auth=False, content_type="application/x-www-form-urlencoded")
+    return status, credentials.scrub(reply.decode(errors="replace").replace(creds.password, "***")).strip()[:300]
+
+
+def auth_enforced(target: Target) -> bool:
+    """Whether the server refuses a query without credentials."""
+    status, _ = _request(target, "/query", {"q": "SHOW DATABASES"}, None, auth=False)
+    return status == 401

@@ -163,6 +163,9 @@ def run_point(summary: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
     if model.get("model_ms") is not None:
         fields["detection_model_ms"] = float(model["model_ms"])
         fields["detection_bound_ms"] = float(model["bound_ms"])
+    if model.get("pf_model_ms") is not None:
+        fields["pf_detection_model_ms"] = float(model["pf_model_ms"])
+        fields["pf_detection_bound_ms"] = float(model["pf_bound_ms"])
     fields |= selfcheck.run_fields(summary.get("selfcheck"))
     fields["seed"] = int(summary.get("seed", 0))
     fields["clock"] = str(summary.get("clock", "real"))

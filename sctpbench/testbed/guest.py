@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from sctpbench.testbed import stops
 from sctpbench.testbed.backends.netns import run_plan
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.plan import Plan
@@ -30,8 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     except BackendError as e:
         print(f"SB-ERROR {e}".replace("\n", " | "), flush=True)
         return 1
-    except KeyboardInterrupt:
-        print("SB-ERROR interrupted", flush=True)
+    except KeyboardInterrupt as stop:
+        print(f"SB-ERROR {stops.reason(stop)}", flush=True)
         return 130
     return 0
 

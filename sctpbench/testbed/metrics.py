@@ -3,8 +3,9 @@
 Definitions follow the seeds: MTT is the message transfer time from generation at the
 sending application to delivery at the receiving one; MMTT its maximum in a run;
 detection time runs from the failure injection until the client reports the failed path
-unreachable or potentially failed; failover time from the failure injection until a
-message is delivered over another path.
+unreachable or potentially failed (the first of the two; with PF on both moments are
+kept, `pf_detection_time_ms` and `unreachable_time_ms`); failover time from the failure
+injection until a message is delivered over another path.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from scipy import stats
 
 METRIC_KEYS = [
     "mtt_mean_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "detection_time_ms", "failover_time_ms",
-    "messages_sent", "messages_delivered", "messages_affected",
+    "messages_sent", "messages_delivered", "messages_affected", "pf_detection_time_ms", "unreachable_time_ms",
 ]
 DETECTION_STATES = ("ADDR_UNREACHABLE", "ADDR_POTENTIALLY_FAILED")
 
@@ -43,7 +44,13 @@ class Failure:
 
 @dataclass(frozen=True)
 class DetectionModel:
-    """The RFC timer model: PMR+1 consecutive T3 expiries with doubling RTO, capped at RTO.max."""
+    """The RFC timer model: PMR+1 consecutive T3 expiries with doubling RTO, capped at RTO.max.
+
+    With PF on (pf_retrans not None) the path goes potentially failed after pf_retrans+1
+    expiries, new data leaves it, and the remaining strikes come from heartbeats that
+    Linux sends every RTO/2 + a random [0, RTO) while the path is PF
+    (sctp_transport_timeout): each of those may take up to 1.5 RTO.
+    """
 
     rto_ms: int
     rto_max_ms: int
@@ -51,16 +58,37 @@ class DetectionModel:
     rtt_ms: float
     sack_delay_ms: float
     message_interval_ms: float
+    pf_retrans: int | None = None
+
+    def _rtos(self, count: int) -> list[float]:
+        return [float(min(self.rto_ms * 2**i, self.rto_max_ms)) for i in range(count)]
+
+    @property
+    def _per_try_ms(self) -> float:
+        """Per expiry: one RTT, one SACK delay, one message gap and 10 ms slack."""
+        return self.rtt_ms + self.sack_delay_ms + self.message_interval_ms + 10.0
 
     @property
     def model_ms(self) -> float:
-        return float(sum(min(self.rto_ms * 2**i, self.rto_max_ms) for i in range(self.path_max_retrans + 1)))
+        return sum(self._rtos(self.path_max_retrans + 1))
+
+    @property
+    def pf_model_ms(self) -> float | None:
+        return None if self.pf_retrans is None else sum(self._rtos(self.pf_retrans + 1))
+
+    @property
+    def pf_bound_ms(self) -> float | None:
+        if self.pf_retrans is None or self.pf_model_ms is None:
+            return None
+        return self.pf_model_ms + (self.pf_retrans + 1) * self._per_try_ms + 50.0
 
     @property
     def bound_ms(self) -> float:
-        """Model plus, per expiry, one RTT, one SACK delay, one message gap and 10 ms slack, plus 50 ms."""
-        per_try = self.rtt_ms + self.sack_delay_ms + self.message_interval_ms + 10.0
-        return self.model_ms + (self.path_max_retrans + 1) * per_try + 50.0
+        """Model plus slack per expiry and 50 ms; with PF on, heartbeat strikes after PF at up to 1.5 RTO."""
+        if self.pf_retrans is None or self.pf_retrans >= self.path_max_retrans or self.pf_bound_ms is None:
+            return self.model_ms + (self.path_max_retrans + 1) * self._per_try_ms + 50.0
+        after_pf = self._rtos(self.path_max_retrans + 1)[self.pf_retrans + 1:]
+        return self.pf_bound_ms + sum(1.5 * rto + self.rtt_ms + 10.0 for rto in after_pf)
 
 
 def _ms(ns: float | None) -> float | None:
@@ -79,9 +107,9 @@ def mtt_stats(messages: list[Message]) -> dict[str, float | None]:
     }
 
 
-def detection_ns(failure: Failure, changes: list[tuple[int, str, str]]) -> int | None:
+def detection_ns(failure: Failure, changes: list[tuple[int, str, str]], states: tuple[str, ...] = DETECTION_STATES) -> int | None:
     """changes: (t_ns, peer address, state) from the client's SCTP_PEER_ADDR_CHANGE log."""
-    times = [t for t, addr, state in changes if addr == failure.peer_address and state in DETECTION_STATES and t >= failure.applied_ns]
+    times = [t for t, addr, state in changes if addr == failure.peer_address and state in states and t >= failure.applied_ns]
     return min(times) - failure.applied_ns if times else None
 
 
@@ -104,6 +132,8 @@ def affected(failure: Failure | None, messages: list[Message]) -> tuple[int | No
 def run_metrics(messages: list[Message], sent: int, failure: Failure | None, changes: list[tuple[int, str, str]]) -> dict[str, float | int | None]:
     out: dict[str, float | int | None] = dict(mtt_stats(messages))
     out["detection_time_ms"] = _ms(detection_ns(failure, changes)) if failure else None
+    out["pf_detection_time_ms"] = _ms(detection_ns(failure, changes, ("ADDR_POTENTIALLY_FAILED",))) if failure else None
+    out["unreachable_time_ms"] = _ms(detection_ns(failure, changes, ("ADDR_UNREACHABLE",))) if failure else None
     out["failover_time_ms"] = _ms(failover_ns(failure, messages)) if failure else None
     out["messages_sent"] = sent
     out["messages_delivered"] = sum(1 for m in messages if m.t_rx_ns is not None)

@@ -23,6 +23,7 @@ MODULES = ["sctp", "sch_netem", "sch_tbf", "veth", "sch_ingress", "cls_matchall"
 EMULATOR = "emu"  # the emulator node's name, when paths run through one
 # Whole packets: tshark does not dissect the chunks of a truncated SCTP packet.
 CAPTURE_SNAPLEN = 65535
+PF_EXPOSE_ENABLE = "2"  # include/net/sctp/constants.h: UNSET 0, DISABLE 1, ENABLE 2
 # Linux 6.1 defaults, used only to order writes that the kernel cross-checks.
 LINUX_RTO_MIN_MS = 1000
 
@@ -222,6 +223,11 @@ def _sysctls(sctp: Any) -> list[str]:
         value = getattr(sctp, key)
         if value is not None:
             writes.append((name, conv(value)))
+    if sctp.pf_enable is not False:
+        # PF is on (Linux's default too): unless pf_expose is 2 (SCTP_PF_EXPOSE_ENABLE; 0 is
+        # unset, 1 disable) the kernel never tells the application a path went potentially
+        # failed, and PF detection would go unseen.
+        writes.append(("net.sctp.pf_expose", PF_EXPOSE_ENABLE))
 
     return [f"{k}={v}" for k, v in writes]
 

@@ -21,7 +21,7 @@ import yaml
 
 from sctpbench import __version__
 from sctpbench.collectors import store
-from sctpbench.testbed import metrics, plan as planning
+from sctpbench.testbed import lastwords, metrics, plan as planning, stops
 from sctpbench.testbed.backends import netns, uml
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.spec import Experiment
@@ -34,8 +34,10 @@ class Session:
     directory: Path
     runs: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
-    interrupted: bool = False
+    interrupted: bool = False  # stopped by a signal: error says which ("interrupted", "terminated")
     calibration: dict[str, Any] | None = None
+    stop: KeyboardInterrupt | None = None  # the signal's exception, for the exit status
+    summary_error: str | None = None  # summary.json could not be written (said on stderr)
 
     def document(self) -> dict[str, Any]:
         """The `--json` document: runs with params and metrics, and the summary."""
@@ -57,18 +59,21 @@ def session_dir(out: Path, name: str) -> Path:
         candidate = out / (f"{name}-{stamp}" + (f"-{n}" if n else ""))
         try:
             candidate.mkdir(parents=True)
-            return candidate
         except FileExistsError:
             continue
+        except OSError as e:
+            raise BackendError(f"cannot create a session folder under {out}: {e.strerror}") from None
+        lastwords.reserve(candidate)
+        return candidate
     raise BackendError(f"cannot create a session folder under {out}")
 
 
 def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path, progress: Progress) -> Session:
     session = Session(session_dir(out, experiment.name or "experiment"))
-    (session.directory / "experiment.yaml").write_text(
-        yaml.safe_dump(json.loads(experiment.model_dump_json()), sort_keys=False)
-    )
     try:
+        (session.directory / "experiment.yaml").write_text(
+            yaml.safe_dump(json.loads(experiment.model_dump_json()), sort_keys=False)
+        )
         if experiment.measure.calibrate:
             _calibrate(experiment, session, backend, agent, progress)
         for repetition in range(1, experiment.repeat + 1):
@@ -80,12 +85,33 @@ def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path,
             if result["status"] == "failed":
                 session.error = result["error"]
                 break
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         session.interrupted = True
-        session.error = "interrupted"
+        session.error = stops.reason(stop)
+        session.stop = stop
+    except OSError as e:  # the results folder itself (the runs' own files are handled in run_in)
+        session.error = _os_error(e, session.directory)
     finally:
-        (session.directory / "summary.json").write_text(json.dumps(session.document(), indent=2) + "\n")
+        _write_session_summary(session)
     return session
+
+
+def _write_session_summary(session: Session) -> None:
+    """The session's last words; a failure here must not hide the run's own outcome."""
+    try:
+        lastwords.write_json(session.directory / "summary.json", session.document(),
+                             tuple(Path(r["directory"]) for r in session.runs))
+    except OSError as e:
+        session.error = session.error or _os_error(e, session.directory)
+        session.summary_error = f"summary.json not written: {e.strerror}"
+    finally:
+        lastwords.release(session.directory)
+
+
+def _os_error(e: OSError, folder: Path) -> str:
+    if stops.is_no_space(e):
+        return stops.describe_no_space(folder)
+    return f"{e.filename or folder}: {e.strerror}"
 
 
 def _calibrate(experiment: Experiment, session: Session, backend: str, agent: Path, progress: Progress) -> None:
@@ -111,32 +137,49 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     """One repetition into run_dir (which must not hold a run yet); returns its result."""
     p = planning.build(experiment, repetition, str(agent))
     (run_dir / "records").mkdir(parents=True)
-    (run_dir / "plan.json").write_text(p.to_json())
-    (run_dir / "plan.sh").write_text(p.render(str(run_dir)))
-    (run_dir / "host.json").write_text(json.dumps(host_facts(backend), indent=2) + "\n")
+    lastwords.reserve(run_dir)
     started = time.monotonic()
     report = lambda s: progress(f"{time.monotonic() - started:6.1f}s {s}")  # noqa: E731
-    stream = _start_stream(experiment, run_dir, report)
+    stream = None
     error: str | None = None
     try:
+        (run_dir / "plan.json").write_text(p.to_json())
+        (run_dir / "plan.sh").write_text(p.render(str(run_dir)))
+        (run_dir / "host.json").write_text(json.dumps(host_facts(backend), indent=2) + "\n")
+        stream = _start_stream(experiment, run_dir, report)
         if backend == "uml":
             uml.run_plan(p, run_dir, report)
         else:
             netns.run_plan(p, run_dir, report)
     except BackendError as e:
         error = str(e)
-    except KeyboardInterrupt:
-        _note_status(run_dir, "interrupted")
-        _collect(run_dir, p, "interrupted")
+    except OSError as e:  # the run folder's own files: a full or vanished results folder
+        error = _os_error(e, run_dir)
+    except KeyboardInterrupt as stop:
+        _end(run_dir, p, stops.reason(stop))
         if stream:
             stream.finish(timeout_s=10)
         raise
-    if error:
-        _note_status(run_dir, error)
-    result = _collect(run_dir, p, error)
+    result = _end(run_dir, p, error)
     if stream:
         result["telemetry"] = _finish_stream(stream, report)
     return result
+
+
+def _end(run_dir: Path, p: planning.Plan, error: str | None) -> dict[str, Any]:
+    """Say how the run ended and keep what it measured; the run's summary.json always exists afterwards."""
+    if error and stops.NO_SPACE not in error and stops.no_space_left(run_dir):
+        # A process that died of the full disk (the agent) had no room left to say why.
+        error = f"{stops.describe_no_space(run_dir)} ({error})"
+    if error:
+        try:
+            _note_status(run_dir, error)
+        except OSError:
+            pass  # the summary below says it, from the reserve
+    try:
+        return _collect(run_dir, p, error)
+    finally:
+        lastwords.release(run_dir)
 
 
 def _start_stream(experiment: Experiment, run_dir: Path, report: Progress) -> Any:
@@ -180,9 +223,14 @@ def _package_version(package: str) -> str:
 
 
 def _note_status(run_dir: Path, error: str) -> None:
+    """backend.json's error: the guest's own words first, unless the host knows the cause (a full disk)."""
     path = run_dir / "backend.json"
-    old = json.loads(path.read_text()) if path.exists() else {}
-    path.write_text(json.dumps(old | {"ok": False, "error": old.get("error") or error}, indent=2) + "\n")
+    try:
+        old = json.loads(path.read_text()) if path.exists() else {}
+    except ValueError:  # cut short by a full disk or a killed writer
+        old = {}
+    kept = old.get("error") if stops.NO_SPACE not in error else None
+    lastwords.write_json(path, old | {"ok": False, "error": kept or error})
 
 
 def _collect(run_dir: Path, p: planning.Plan, error: str | None) -> dict[str, Any]:
@@ -190,7 +238,14 @@ def _collect(run_dir: Path, p: planning.Plan, error: str | None) -> dict[str, An
     try:
         summary = store.collect(run_dir)
     except Exception as e:  # a broken record must not hide the run's own error
-        summary = {"status": "failed", "error": f"{error or ''} (collecting failed: {e})".strip(), "metrics": {}}
+        why = stops.describe_no_space(run_dir) if stops.is_no_space(e) else str(e)
+        summary = {"run_id": p.run_id, "repetition": p.repetition, "seed": p.seed, "clock": p.clock, "status": "failed",
+                   "error": f"{error}; collecting failed: {why}" if error else f"collecting failed: {why}", "metrics": {}}
+        error = summary["error"]
+        try:
+            lastwords.write_json(run_dir / "summary.json", summary)
+        except OSError:
+            pass  # nothing more can be written there; the session's summary and stdout still say it
     return {
         "run": run_dir.name,
         "directory": str(run_dir),

@@ -18,6 +18,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from sctpbench.testbed import inputfile, selfcheck, shaping, timeline, units
 from sctpbench.testbed.errors import SpecError
+from sctpbench.telemetry import credentials as influx_credentials
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
 
@@ -284,11 +285,20 @@ class Measure(_Model):
     selfcheck: SelfCheck = SelfCheck()
 
 
-class Influx(_Model):
-    """Where the live telemetry goes. Credentials are never written here: they come from
-    SCTPBENCH_INFLUX_TOKEN (v2) or SCTPBENCH_INFLUX_USERNAME / _PASSWORD (v1)."""
+def _influx_url(value: Any) -> Any:
+    # Before any other check, and worded without the value: a URL may carry a password.
+    problem = None if value is None else influx_credentials.url_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
 
-    url: Annotated[str, Field(pattern=r"^https?://[^\s/?#]+/?$")] | None = Field(
+
+class Influx(_Model):
+    """Where the live telemetry goes. Credentials are never written here (a URL with
+    `user:password@` is refused): they come from the environment or a server folder,
+    see sctpbench/telemetry/credentials.py."""
+
+    url: Annotated[str | None, BeforeValidator(_influx_url)] = Field(
         default=None, description="base URL, e.g. http://127.0.0.1:8086; unset: no live telemetry")
     api: Literal["v1", "v2"] = Field(default="v1", description="v1: /write with database; v2: /api/v2/write with org and bucket")
     database: Annotated[str, Field(min_length=1)] = "sctpbench"
@@ -599,7 +609,8 @@ def value_detail(error: dict[str, Any], name_help: str) -> str:
     value = units.shown(error.get("input"))
     loc = tuple(str(p) for p in error["loc"])
     if kind == "value_error":
-        return str(error["ctx"]["error"])
+        # A validator may quote the input whole; a pasted megabyte must not make the line.
+        return str(error["ctx"]["error"]).replace(repr(error.get("input")), value)
     if kind == "string_pattern_mismatch":
         pattern = error["ctx"]["pattern"]
         help_text = FIELD_HELP.get(loc[-2:]) or PATTERN_HELP.get(pattern)

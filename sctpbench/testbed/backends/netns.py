@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
+from sctpbench.testbed import stops
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.plan import Command, Plan, TimedAction
 
@@ -341,7 +342,10 @@ class NetnsBackend:
         if self.restore_sysctls:
             subprocess.run(["sysctl", "-q", "-w", *self.restore_sysctls], capture_output=True)
         for log in self._logs:
-            log.close()
+            try:
+                log.close()
+            except OSError:
+                pass  # a full disk loses the log's tail; the teardown itself must finish
 
     # ------------------------------------------------------------------ helpers
 
@@ -454,18 +458,34 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, modprobe_root: str | Non
         backend.build()
         backend.run()
         status["ok"] = True
-    except BackendError as e:
-        status["error"] = str(e)
+    except (BackendError, OSError) as e:
+        # A full disk kills the agents first, often with no room left to say why.
+        full = stops.is_no_space(e) or stops.no_space_left(run_dir)
+        status["error"] = f"{stops.describe_no_space(run_dir)} ({e})" if full else str(e)
+        if full or isinstance(e, OSError):
+            raise BackendError(str(status["error"])) from e
         raise
-    except KeyboardInterrupt:
-        status["error"] = "interrupted"
+    except KeyboardInterrupt as stop:
+        status["error"] = stops.reason(stop)
         raise
     finally:
         backend.teardown()
         signal.signal(signal.SIGTERM, previous)
-        old = json.loads((run_dir / "backend.json").read_text()) if (run_dir / "backend.json").exists() else {}
-        (run_dir / "backend.json").write_text(json.dumps(old | status, indent=2) + "\n")
+        _write_status(run_dir, status)
+
+
+def _write_status(run_dir: Path, status: dict[str, object]) -> None:
+    """backend.json's last word; on a full disk the host (which sees the same folder) says it instead."""
+    path = run_dir / "backend.json"
+    try:
+        old = json.loads(path.read_text()) if path.exists() else {}
+    except ValueError:
+        old = {}
+    try:
+        path.write_text(json.dumps(old | status, indent=2) + "\n")
+    except OSError:
+        pass
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    raise stops.Terminated

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-from sctpbench.testbed.backends import timetravel, uml_kernel
+from sctpbench.testbed.backends import timetravel, uml_guardian, uml_kernel
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.plan import Plan
 
@@ -128,6 +128,8 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
     # The guest connects while parsing its command line: the calendar must listen first.
     calendar = timetravel.Calendar(path=socket_path) if plan.clock == "paced" else None
     lines: list[str] = []
+    # Ends the guest should this process die without doing it (SIGKILL): see uml_guardian.py.
+    guardian, guardian_fd = uml_guardian.start(umid, run_dir, uml_dir)
     try:
         if calendar is not None:
             calendar.start()
@@ -147,13 +149,21 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
         if calendar is not None:
             calendar.stop()
             facts["calendar"] = calendar.stats.as_dict()
-        (run_dir / "guest.json").write_text(json.dumps(facts, indent=2) + "\n")
         shutil.rmtree(uml_dir, ignore_errors=True)
+        uml_guardian.release(guardian, guardian_fd)
+        _write_facts(run_dir, facts)
     errors = [l.removeprefix("SB-ERROR ") for l in lines if l.startswith("SB-ERROR ")]
     if errors:
         raise BackendError(errors[-1].replace(" | ", "\n"))
     if "SB-EXIT 0" not in lines:
         raise BackendError(f"the guest ended without finishing the run (see {run_dir / 'console.log'})")
+
+
+def _write_facts(run_dir: Path, facts: dict[str, object]) -> None:
+    try:
+        (run_dir / "guest.json").write_text(json.dumps(facts, indent=2) + "\n")
+    except OSError:
+        pass  # a full disk: the run's error says so; the facts at boot were written then
 
 
 def _agent(plan: Plan) -> str:
@@ -183,11 +193,23 @@ def _follow(fd: int, console: BinaryIO, deadline: float, on_line: Callable[[str]
         chunk = os.read(fd, 65536)
         if not chunk:
             return
-        console.write(chunk)
-        console.flush()
+        if not console.closed:
+            try:
+                console.write(chunk)
+                console.flush()
+            except OSError:
+                # A full disk: the guest is still followed, its run ends and says why.
+                _close_quietly(console)
         *complete, pending = (pending + chunk).split(b"\n")
         for raw in complete:
             on_line(raw.decode(errors="replace").rstrip("\r"))
+
+
+def _close_quietly(f: BinaryIO) -> None:
+    try:
+        f.close()
+    except OSError:
+        pass  # the file is closed even when its last flush fails
 
 
 def _on_line(line: str, kept: list[str], report: Callable[[str], None]) -> None:

@@ -1,0 +1,162 @@
+"""The guest's guardian: ends a guest whose `sctpbench` process died without tearing it down.
+
+SIGKILL (or the OOM killer) gives `sctpbench` no chance to stop its guest, which runs in
+a session of its own and would live on as an orphan until its run ends, writing into the
+results folder. The uml backend therefore starts this small process beside each guest,
+in a session of its own too, holding the read end of a pipe whose only write end is
+`sctpbench`'s. When the run ends normally `sctpbench` writes "done"; end of file without
+it means `sctpbench` is gone, and the kernel tells us at once (no polling). Then:
+
+1. the guest's process group is killed: the guest is gone within milliseconds of its
+   orchestrator on every clock (on the paced clock its calendar died too);
+2. the guest's temporary folder is removed;
+3. the run folder says what happened: backend.json's error "orchestrator killed", a
+   summary.json saying so at once, then the records collected into the usual tables and
+   metrics (what the agents had flushed, every 100 ms of guest time, is kept), and the
+   session's summary.json when the run was one of a session's.
+
+Why not the guest noticing by itself (console EOF, a parent-death signal): on the paced
+clock the guest cannot run a single instruction once its calendar is gone, and a guest
+that hangs would not notice either; only a process outside it can always end it and
+write the run's last words. Records reach the host as they are written (hostfs writes
+through), so killing the guest loses nothing a graceful stop would have kept but the
+agents' last unflushed 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+
+from sctpbench.testbed import lastwords, stops
+
+DONE = b"done\n"
+
+
+def start(umid: str, run_dir: Path, uml_dir: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """Start the guardian; returns it and the write end `sctpbench` keeps (close it with `release`)."""
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sctpbench.testbed.backends.uml_guardian", "--fd", str(read_end),
+             "--umid", umid, "--run", str(run_dir), "--uml-dir", str(uml_dir)],
+            pass_fds=(read_end,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            # Its own session: a Ctrl-C on the terminal must not end it before sctpbench says "done".
+            start_new_session=True,
+        )
+    finally:
+        os.close(read_end)
+    return proc, write_end
+
+
+def release(proc: subprocess.Popen[bytes], write_end: int) -> None:
+    """The run ended and sctpbench tore the guest down itself: the guardian leaves quietly."""
+    try:
+        os.write(write_end, DONE)
+    finally:
+        os.close(write_end)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _wait(fd: int) -> bool:
+    """Block until sctpbench closes its end; True when it said "done" first."""
+    said = b""
+    while chunk := os.read(fd, 64):
+        said += chunk
+    return DONE in said
+
+
+def guest_pids(umid: str) -> list[int]:
+    """The guest's kernel processes, by the umid on their command line."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"umid={umid}".encode() in argv:
+            pids.append(int(proc.name))
+    return pids
+
+
+def kill_guest(umid: str) -> None:
+    for pid in guest_pids(umid):
+        try:
+            os.killpg(os.getpgid(pid), signal.SIGKILL)  # the guest's session: kernel and helpers
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def note_killed(run_dir: Path) -> None:
+    """backend.json and a first summary.json, standard library only: there within milliseconds."""
+    backend_path = run_dir / "backend.json"
+    try:
+        backend = json.loads(backend_path.read_text())
+    except (OSError, ValueError):
+        backend = {}
+    lastwords.write_json(backend_path, backend | {"ok": False, "error": stops.KILLED})
+    try:
+        plan = json.loads((run_dir / "plan.json").read_text())
+    except (OSError, ValueError):
+        plan = {}
+    summary = {key: plan.get(key) for key in ("run_id", "repetition", "seed", "clock")}
+    lastwords.write_json(run_dir / "summary.json", summary | {
+        "status": "failed", "error": stops.KILLED, "metrics": {}, "collected": False})
+
+
+def collect(run_dir: Path) -> None:
+    """The records into tables and metrics, as `sctpbench run` would have; then the session's summary."""
+    from sctpbench.testbed import plan as planning, runner  # pyarrow: only after the guest is gone
+
+    plan = planning.Plan.from_json((run_dir / "plan.json").read_text())
+    result = runner._end(run_dir, plan, stops.KILLED)
+    session_dir = run_dir.parent
+    if (session_dir / "experiment.yaml").exists() and not (session_dir / "summary.json").exists():
+        session = runner.Session(session_dir, error=stops.KILLED)
+        for earlier in sorted(session_dir.glob("run-*")):
+            if earlier != run_dir and (earlier / "plan.json").exists():
+                earlier_plan = planning.Plan.from_json((earlier / "plan.json").read_text())
+                session.runs.append(runner._collect(earlier, earlier_plan, None))
+        session.runs.append(result)
+        runner._write_session_summary(session)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="sctpbench-guardian")
+    parser.add_argument("--fd", type=int, required=True)
+    parser.add_argument("--umid", required=True)
+    parser.add_argument("--run", type=Path, required=True)
+    parser.add_argument("--uml-dir", type=Path, required=True)
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is sctpbench's to handle
+    if _wait(args.fd):
+        return 0
+    kill_guest(args.umid)
+    shutil.rmtree(args.uml_dir, ignore_errors=True)
+    try:
+        # Only now a log: a guardian that had nothing to do leaves nothing behind.
+        sys.stderr = open(args.run / "guardian.log", "a")
+        print(f"sctpbench ended without tearing down guest {args.umid}: killed it", file=sys.stderr, flush=True)
+        note_killed(args.run)
+        collect(args.run)
+    except Exception:
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
