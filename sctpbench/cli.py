@@ -17,7 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from sctpbench.testbed import capabilities, clock, plan as planning, spec, stops
+from sctpbench.outputs import destination
+from sctpbench.testbed import capabilities, clock, inputfile, plan as planning, spec, stops
 from sctpbench.testbed.errors import SpecError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
@@ -169,6 +170,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     from sctpbench.testbed import calibrate
 
     experiment = spec.load(args.calibrate, args.overrides)
+    destination.folder(args.out)
     backend, why = capabilities.choose_backend(args.backend)
     if backend is None:
         print(f"sctpbench: {why}", file=sys.stderr)
@@ -219,6 +221,7 @@ def _run(args: argparse.Namespace) -> int:
     if influx_dir and experiment.influx.url is None:  # --influx-dir alone: stream to that server
         args.influx = _server_url(Path(influx_dir))
         experiment = _load(args)
+    destination.creatable(args.out)  # before check_results_folder tries mkdir -p
     for repetition in range(1, experiment.repeat + 1):
         planning.build(experiment, repetition, "agent")  # every plan is valid before anything is built
     check_results_folder(args.out)
@@ -257,10 +260,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     try:
         window = units.parse_duration(args.window)
-        text = args.file.read_text()
+        text = inputfile.read_text(args.file)
         steps = timeline.mahimahi_rate_steps(text, window, str(args.file))
-    except OSError as e:
-        raise SpecError(f"{args.file}: cannot read: {e.strerror}") from None
     except ValueError as e:
         raise SpecError(f"--window / {args.file}: {e}") from None
     sys.stdout.write(f"# rate from the Mahimahi trace {args.file.name}, {args.window} windows of 1500 B opportunities\n")
@@ -307,11 +308,15 @@ def _push_target(args: argparse.Namespace, run_dir: Path) -> Any:
     ledger = run_dir / "telemetry.json"
     session_file = run_dir.parent / "experiment.yaml"
     if ledger.exists():
-        recorded = json.loads(ledger.read_text())["target"]
+        try:
+            recorded = json.loads(inputfile.read_text(ledger))["target"]
+            recorded = dict(recorded)
+        except (ValueError, KeyError, TypeError) as e:
+            raise SpecError(f"{ledger}: not a telemetry ledger sctpbench wrote ({type(e).__name__}: {str(e)[:80]}); allowed: the file as written, or delete it") from None
     elif session_file.exists():
-        import yaml
-
-        recorded = {k: v for k, v in (yaml.safe_load(session_file.read_text()).get("influx") or {}).items() if v is not None}
+        document, _ = inputfile.load(session_file)
+        influx_part = document.get("influx") if isinstance(document, dict) else None
+        recorded = {k: v for k, v in influx_part.items() if v is not None} if isinstance(influx_part, dict) else {}
         recorded = recorded if recorded.get("url") else {}
     influx_dir = _influx_dir(args)
     given = {"url": _influx_url(args.influx, "--influx"), "api": args.api, "database": args.database,
@@ -340,6 +345,13 @@ def cmd_push(args: argparse.Namespace) -> int:
     missing = [str(f) for f in args.runs if not store.run_dirs(f)]
     if missing:
         raise SpecError(f"{', '.join(missing)}: not a run, session or campaign folder (no plan.json found)")
+    from sctpbench.outputs import folders
+
+    for run_dir in runs:
+        try:
+            folders.check_run(run_dir)
+        except folders.NotAResultsFolder as e:
+            raise SpecError(str(e)) from None
     documents = []
     for run_dir in runs:
         target = _push_target(args, run_dir)
@@ -347,6 +359,8 @@ def cmd_push(args: argparse.Namespace) -> int:
             document = stream.push(run_dir, target)
         except influx.WriteError as e:
             document = {"target": target.to_dict(), "mode": "push", "not_sent": None, "errors": [str(e)]}
+        except (ValueError, KeyError, TypeError, OSError) as e:  # pyarrow's errors are ValueError or OSError
+            raise SpecError(f"{run_dir}: cannot read the run ({type(e).__name__}: {str(e)[:120]}); allowed: a run folder as sctpbench wrote it") from None
         else:
             stream.record(run_dir, document)
         documents.append({"run": str(run_dir)} | document)
@@ -354,7 +368,7 @@ def cmd_push(args: argparse.Namespace) -> int:
             if document["not_sent"] == 0:
                 print(f"{run_dir}: {sum(document['sent'].values())} points to {target.describe()}")
             else:
-                print(f"{run_dir}: not all sent: {document['errors'][0] if document['errors'] else '?'}")
+                print(f"sctpbench: {run_dir}: not all sent: {document['errors'][0] if document['errors'] else '?'}", file=sys.stderr)
     if args.json:
         json.dump(documents, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -375,7 +389,9 @@ def cmd_influx(args: argparse.Namespace) -> int:
     from sctpbench.telemetry import credentials, server
 
     if not 1 <= args.port <= 65535:
-        raise SpecError(f"--port {args.port}: allowed: 1 to 65535")
+        raise SpecError(f"--port {args.port}: out of range; allowed: a TCP port from 1 to 65535")
+    if args.action == "start":
+        destination.folder(args.dir, "--dir")
     try:
         if args.action == "start":
             s = server.start(args.dir, args.port)
@@ -403,6 +419,7 @@ def cmd_influx(args: argparse.Namespace) -> int:
 def cmd_dashboards(args: argparse.Namespace) -> int:
     from sctpbench.dashboards import export
 
+    destination.folder(args.dir, "dashboards export")
     url = _influx_url(args.url, "--url")
     influx_dir = _influx_dir(args)
     if url is None:
@@ -418,11 +435,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Exit 0 when written, 2 when PATH is not a run, session or campaign folder."""
     from sctpbench.outputs import folders, report  # matplotlib loads only here
 
+    destination.file(args.out or args.path / "report.html")
+    if args.png is not None:
+        destination.folder(args.png, "--png")
     try:
         page, pngs = report.write(args.path, args.out, args.png)
     except folders.NotAResultsFolder as e:
         print(f"sctpbench: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:  # files that parse but hold something else
+        raise SpecError(f"{args.path}: not a results folder as sctpbench writes it ({type(e).__name__}: {str(e)[:120]}); "
+                        "allowed: a run, session or campaign folder") from None
+    except OSError as e:
+        raise SpecError(f"{args.out or args.path / 'report.html'}: cannot write: {e.strerror}; allowed: a file you can write") from None
     print(f"report: {page}" + (f" ({len(pngs)} PNG in {args.png})" if args.png else ""))
     return EXIT_OK
 def cmd_campaign(args: argparse.Namespace) -> int:

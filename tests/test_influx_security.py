@@ -204,7 +204,7 @@ def test_push_finds_the_servers_credentials_and_leaves_none_in_the_run(
 
     # Without credentials: refused by the server, counted, and the run goes on.
     assert cli.main(["push", str(run_dir), "--influx", influxd.url]) == 1
-    assert "HTTP 401" in capsys.readouterr().out
+    assert "HTTP 401" in capsys.readouterr().err  # a failure is told on stderr
     # --influx-dir alone: the server's URL and its credentials.
     assert cli.main(["push", str(run_dir), "--influx-dir", str(influxd.directory)]) == 0
     ledger = json.loads((run_dir / "telemetry.json").read_text())

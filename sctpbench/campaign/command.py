@@ -61,6 +61,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise SpecError(f"--retries {args.retries}: allowed: a whole number from 0")
     loaded = spec.load(args.file, args.overrides)
     runs = expand.runs(loaded)  # every configuration and plan is valid before anything is built
+    from sctpbench.outputs import destination
+
+    destination.folder(args.out)
     folder = execute.directory(args.out, loaded.campaign.name or "campaign")
     if args.dry_run:
         for i, run in enumerate(runs, 1):

@@ -80,9 +80,9 @@ def _experiment(loaded: Loaded, config: Configuration) -> Experiment:
     except SpecError as e:
         message = str(e)
         for loc, text in overrides:
-            if message.startswith(f"--set {text}:"):
+            if message.startswith(f"{experiment_spec.set_label(text)}:"):
                 key = text.partition("=")[0]
-                detail = message.removeprefix(f"--set {text}: ").removeprefix(f"{key}: ")
+                detail = message.removeprefix(f"{experiment_spec.set_label(text)}: ").removeprefix(f"{key}: ")
                 raise SpecError(f"{loaded.where(*loc)}: {'.'.join(loc)}: {detail}"
                                 f" (configuration {config.label})") from None
         raise SpecError(f"{loaded.file}: configuration {config.label}: {message}") from None

@@ -92,7 +92,7 @@ class Adjust(_Model):
 
 
 class Campaign(_Model):
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
+    name: Annotated[str, Field(max_length=experiment_spec.MAX_NAME_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
     description: str = ""
     experiment: str
     set: dict[str, Any] = {}
@@ -202,7 +202,7 @@ def _axes(sweep: dict[str, Any], source: Any) -> list[dict[str, list[str]]]:
 
 def _describe(error: dict[str, Any], source: Any) -> str:
     loc = tuple(str(p) for p in error["loc"])
-    key = ".".join(loc) or "(top level)"
+    key = experiment_spec.shown_key(loc)
     kind = error["type"]
     if kind == "extra_forbidden":
         model = {1: Campaign, 3: Budget if loc[:1] == ("budgets",) else Adjust}.get(len(loc), Campaign)
@@ -222,6 +222,8 @@ def load(path: str | Path, overrides: list[str] = ()) -> Loaded:
         raise SpecError(f"{path}: a campaign must be a mapping with keys {', '.join(Campaign.model_fields)}")
     source = experiment_spec.Source(str(path), lines, {})
     data = dict(data)
+    if not isinstance(data.get("set") or {}, dict):
+        raise SpecError(f"{source.where(('set',))}: set: {units.shown(data['set'])} is not a mapping; allowed: {{KEY: VALUE, …}} (e.g. {{workload.duration: 6s}})")
     fixed = dict(data.get("set") or {})
     for text in overrides:
         key, value = experiment_spec.parse_override(text)
@@ -233,9 +235,9 @@ def load(path: str | Path, overrides: list[str] = ()) -> Loaded:
         campaign = Campaign.model_validate(data)
     except ValidationError as e:
         raise SpecError(_describe(e.errors()[0], source)) from None
-    experiment_file = (path.parent / campaign.experiment).resolve()
-    if not experiment_file.is_file():
-        raise SpecError(f"{source.where(('experiment',))}: experiment: no file {campaign.experiment!r} (relative to {path.parent})")
+    experiment_file = (path.parent / campaign.experiment[: experiment_spec.MAX_PATH_CHARS]).resolve()
+    if not experiment_spec._is_file(experiment_file):
+        raise SpecError(f"{source.where(('experiment',))}: experiment: no file {units.shown(campaign.experiment)} (relative to {path.parent})")
     axes = _axes(campaign.sweep, source)
     swept = {k for axis in axes for k in axis}
     for i, adj in enumerate(campaign.adjust):

@@ -55,17 +55,52 @@ class CampaignData:
 
 
 def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text()) if path.exists() else {}
-    except (OSError, ValueError):
+    """A JSON object sctpbench wrote; missing is empty (a run that stopped early), broken is
+    an error: a page drawn from garbage would look like a result."""
+    if not path.exists():
         return {}
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise NotAResultsFolder(f"{path}: not readable JSON ({str(e)[:80]}); allowed: the file as sctpbench wrote it") from None
+    if not isinstance(document, dict):
+        raise NotAResultsFolder(f"{path}: holds a {type(document).__name__}, not an object; allowed: the file as sctpbench wrote it")
+    return document
 
 
 def _table(path: Path) -> list[Row]:
     """A Parquet table as rows; a run that stopped early may lack one, and that is shown, not fatal."""
     import pyarrow.parquet as pq
 
-    return pq.read_table(path).to_pylist() if path.exists() else []
+    if not path.exists():
+        return []
+    try:
+        return pq.read_table(path).to_pylist()
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+        raise NotAResultsFolder(f"{path}: not a readable Parquet file ({str(e)[:80]}); allowed: the file as sctpbench wrote it") from None
+
+
+def check_run(path: Path) -> None:
+    """Every JSON file of a run folder readable, and the plan a plan, before a command uses any."""
+    for name in ("plan.json", "summary.json", "backend.json", "params.json", "telemetry.json"):
+        _json(path / name)
+    from sctpbench.testbed.plan import Plan
+
+    try:
+        Plan.from_json(json.dumps(_json(path / "plan.json")))
+    except (KeyError, TypeError, ValueError) as e:
+        raise NotAResultsFolder(f"{path / 'plan.json'}: not a plan sctpbench wrote ({type(e).__name__}: {str(e)[:80]}); "
+                                "allowed: the file as sctpbench wrote it") from None
+
+
+def _plan(path: Path) -> dict[str, Any]:
+    """plan.json with what a report reads from it (the association's paths): `{}` or a
+    fragment of something else would draw an empty page that looks like a result."""
+    document = _json(path)
+    association = document.get("association")
+    if not isinstance(association, list) or not all(isinstance(a, dict) and "path" in a for a in association):
+        raise NotAResultsFolder(f"{path}: not a plan sctpbench wrote (no association paths); allowed: the file as sctpbench wrote it")
+    return document
 
 
 def is_run(path: Path) -> bool:
@@ -94,7 +129,7 @@ def kind(path: Path) -> str:
 def load_run(path: Path) -> RunData:
     return RunData(
         directory=path, summary=_json(path / "summary.json"), params=_json(path / "params.json"),
-        versions=_json(path / "versions.json"), host=_json(path / "host.json"), plan=_json(path / "plan.json"),
+        versions=_json(path / "versions.json"), host=_json(path / "host.json"), plan=_plan(path / "plan.json"),
         messages=_table(path / "messages.parquet"), path_events=_table(path / "path_events.parquet"),
         path_samples=_table(path / "path_samples.parquet"),
     )

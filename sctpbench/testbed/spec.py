@@ -14,21 +14,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from sctpbench.testbed import selfcheck, timeline, units
+from sctpbench.testbed import inputfile, selfcheck, shaping, timeline, units
 from sctpbench.testbed.errors import SpecError
 from sctpbench.telemetry import credentials as influx_credentials
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
 
 Duration = Annotated[int, BeforeValidator(units.parse_duration)]
+Delay = Annotated[int, BeforeValidator(units.parse_delay)]
+Jitter = Annotated[int, BeforeValidator(units.parse_jitter)]
+# The kernel's SCTP timer sysctls (rto_initial, rto_max, hb_interval) allow at most one day.
+Timer = Annotated[Duration, Field(le=86_400_000_000_000)]
+INT_MAX = 2**31 - 1  # the kernel's retransmission counters are int
+U32_MAX = 2**32 - 1  # tc's queue limits
+# A name becomes part of folder names (NAME-TIMESTAMP/…): well below the file system's 255 bytes.
+MAX_NAME_CHARS = 100
 Rate = Annotated[int, BeforeValidator(units.parse_rate)]
 Size = Annotated[int, BeforeValidator(units.parse_size)]
 Percent = Annotated[float, BeforeValidator(units.parse_percent)]
 MessageRate = Annotated[float, BeforeValidator(units.parse_message_rate)]
-Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,9}$")]
+NAME_PATTERN = r"^[a-z][a-z0-9]{0,9}$"
+Name = Annotated[str, Field(pattern=NAME_PATTERN)]
 NAME_HELP = "lower-case letters and digits, starting with a letter, at most 10 characters"
 
 
@@ -51,8 +59,8 @@ def _shaping_fields(optional: bool) -> dict[str, Any]:
     """The shaping keys, once for the path (with defaults) and once for overrides (all None)."""
     fields: dict[str, tuple[Any, Any]] = {
         "rate": (Rate | None, None),
-        "delay": (Duration, 0),
-        "jitter": (Duration, 0),
+        "delay": (Delay, 0),
+        "jitter": (Jitter, 0),
         "jitter_correlation": (Percent, 0.0),
         "jitter_distribution": (Literal["normal", "pareto", "paretonormal"] | None, None),
         "loss": (Percent, 0.0),
@@ -62,7 +70,7 @@ def _shaping_fields(optional: bool) -> dict[str, Any]:
         "reorder_correlation": (Percent, 0.0),
         "duplicate": (Percent, 0.0),
         "corrupt": (Percent, 0.0),
-        "queue": (Annotated[int, Field(ge=1)] | None, None),
+        "queue": (Annotated[int, Field(ge=1, le=U32_MAX)] | None, None),
         "queue_bytes": (QueueBytes | None, None),
     }
     if optional:
@@ -141,16 +149,16 @@ class Topology(_Model):
 class SctpParams(_Model):
     """Kernel SCTP parameters; an unset one keeps the kernel's default."""
 
-    rto_initial: Duration | None = None
-    rto_min: Duration | None = None
-    rto_max: Duration | None = None
-    path_max_retrans: Annotated[int, Field(ge=0)] | None = None
-    association_max_retrans: Annotated[int, Field(ge=1)] | None = None
+    rto_initial: Timer | None = None
+    rto_min: Timer | None = None
+    rto_max: Timer | None = None
+    path_max_retrans: Annotated[int, Field(ge=0, le=INT_MAX)] | None = None
+    association_max_retrans: Annotated[int, Field(ge=1, le=INT_MAX)] | None = None
     pf_enable: bool | None = None
-    pf_retrans: Annotated[int, Field(ge=0)] | None = None
-    hb_interval: Duration | None = None
+    pf_retrans: Annotated[int, Field(ge=0, le=65535)] | None = Field(default=None, description="at most ps_retrans, 65535 by default")
+    hb_interval: Timer | None = None
     sack_delay: Duration | None = None
-    sack_freq: Annotated[int, Field(ge=1)] | None = None
+    sack_freq: Annotated[int, Field(ge=1, le=INT_MAX)] | None = None
     nodelay: bool | None = None
     streams: Annotated[int, Field(ge=1, le=65535)] | None = None
     rcvbuf: Annotated[Size, Field(ge=4096)] | None = Field(default=None, description="receive buffer (net.sctp.sctp_rmem default); the advertised window is about half")
@@ -168,7 +176,7 @@ class Workload(_Model):
     ordered: bool = True
     streams: Annotated[int, Field(ge=1, le=65535)] = Field(default=1, description="messages go round-robin on this many streams")
     start: Duration = 0
-    duration: Annotated[Duration, Field(gt=0)]
+    duration: Annotated[Duration, Field(ge=1_000_000)] = Field(description="at least 1ms: the agent counts whole milliseconds")
     port: Annotated[int, Field(ge=1, le=65535)] = 5000
 
 
@@ -202,7 +210,7 @@ class Event(_Model):
     set: DirectionOverride | None = None  # type: ignore[valid-type]
     period: Annotated[Duration, Field(gt=0)] | None = None
     duty: Annotated[float, Field(gt=0, lt=1)] = 0.5
-    count: Annotated[int, Field(ge=1)] | None = None
+    count: Annotated[int, Field(ge=1, le=100_000)] | None = None
     until: Duration | None = None
     field: Literal["delay", "rate", "loss"] | None = None
     steps: list[tuple[Duration, Any]] | None = None
@@ -322,7 +330,7 @@ class Vary(_Model):
 
 
 class Experiment(_Model):
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
+    name: Annotated[str, Field(max_length=MAX_NAME_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
     description: str = ""
     topology: Topology
     sctp: SctpParams = SctpParams()
@@ -331,7 +339,7 @@ class Experiment(_Model):
     measure: Measure = Measure()
     influx: Influx = Influx()
     repeat: Annotated[int, Field(ge=1, le=10000)] = 1
-    seed: Annotated[int, Field(ge=0)] = 1
+    seed: Annotated[int, Field(ge=0, le=2**64 - 1)] = Field(default=1, description="the agent's --seed is unsigned 64-bit")
     clock: Literal["virtual", "paced", "real"] = Field(
         default="virtual", description="virtual: the guest's clock moves only when it is idle; paced: virtual "
         "but never ahead of the wall clock; real: the host's clock (the only one of the netns backend)")
@@ -350,56 +358,64 @@ class Source:
     overrides: dict[tuple[str, ...], str]
 
     def where(self, loc: tuple[str, ...]) -> str:
+        # An override wins over the file's line even when the file names a deeper key:
+        # `--set sctp={rto_min: soon}` is to blame, not the file's own sctp.rto_min.
         for n in range(len(loc), -1, -1):
             if loc[:n] in self.overrides:
-                return f"--set {self.overrides[loc[:n]]}"
+                return set_label(self.overrides[loc[:n]])
+        for n in range(len(loc), -1, -1):
             if loc[:n] in self.lines:
                 return f"{self.file}:{self.lines[loc[:n]]}"
         return self.file
 
 
-def _line_map(node: yaml.Node, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], int]:
-    lines = {prefix: node.start_mark.line + 1}
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            path = prefix + (str(key.value),)
-            lines[path] = key.start_mark.line + 1
-            lines |= {k: v for k, v in _line_map(value, path).items() if k != path}
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            lines |= _line_map(item, prefix + (str(i),))
-    return lines
-
-
 def _read_yaml(path: Path) -> tuple[Any, dict[tuple[str, ...], int]]:
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read: {e.strerror}") from None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise SpecError(f"{where}: not valid YAML: {getattr(e, 'problem', e)}") from None
-    return data, (_line_map(node) if node is not None else {})
+    return inputfile.load(path)
 
 
-def _resolve_topology(data: dict[str, Any], base_dir: Path, file: str) -> dict[str, Any]:
+def _resolve_topology(data: dict[str, Any], base_dir: Path, lines: dict[tuple[str, ...], int], file: str) -> dict[str, Any]:
     """`topology: NAME` or `topology: {use: NAME, paths: {...}}` loads a file from topologies/."""
     topo = data.get("topology")
     use = topo if isinstance(topo, str) else (topo.get("use") if isinstance(topo, dict) else None)
     if use is None:
         return data
+    loc = ("topology",) if isinstance(topo, str) else ("topology", "use")
+    where = f"{file}:{lines[loc]}" if loc in lines else file
+    known = sorted(p.stem for p in TOPOLOGY_DIR.glob("*.yaml"))
+    allowed = f"a file path or one of {', '.join(known)}"
+    if not isinstance(use, str) or not use or len(use) > MAX_PATH_CHARS or "\0" in use:
+        raise SpecError(f"{where}: {'.'.join(loc)}: {_short(use)} is not a topology file name; allowed: {allowed}")
     candidates = [base_dir / use, base_dir / f"{use}.yaml", TOPOLOGY_DIR / use, TOPOLOGY_DIR / f"{use}.yaml"]
-    found = next((c for c in candidates if c.is_file()), None)
+    found = next((c for c in candidates if _is_file(c)), None)
     if found is None:
-        known = sorted(p.stem for p in TOPOLOGY_DIR.glob("*.yaml"))
-        raise SpecError(f"{file}: topology: no topology file {use!r}; allowed: a file path or one of {', '.join(known)}")
-    loaded, _ = _read_yaml(found)
+        raise SpecError(f"{where}: {'.'.join(loc)}: no topology file {use!r}; allowed: {allowed}")
+    try:
+        loaded, _ = _read_yaml(found)
+    except SpecError as e:  # the experiment's line first: the topology file may be one of many
+        raise SpecError(f"{where}: {'.'.join(loc)}: {e}") from None
+    if not isinstance(loaded, dict) or not loaded or not set(loaded) <= set(Topology.model_fields):
+        what = f"keys {', '.join(map(str, loaded))}" if isinstance(loaded, dict) and loaded else "no mapping"
+        raise SpecError(f"{where}: {'.'.join(loc)}: {found} is not a topology file (it holds {what[:80]}); "
+                        f"allowed: a mapping with keys {', '.join(Topology.model_fields)}")
     merged = _deep_merge(loaded, {k: v for k, v in topo.items() if k != "use"} if isinstance(topo, dict) else {})
     return data | {"topology": merged}
+
+
+# Linux's PATH_MAX; a longer name cannot be a file and makes os.stat raise ENAMETOOLONG.
+MAX_PATH_CHARS = 4096
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a component too long, a permission denied on the way
+        return False
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """A value for a message: long inputs cut, so the message stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 def _deep_merge(base: Any, top: Any) -> Any:
@@ -428,10 +444,7 @@ def _read_pattern_files(data: dict[str, Any], base_dir: Path, lines: dict[tuple[
         if "positions" in pattern:
             raise SpecError(f"{where}: {'.'.join(loc)}: give positions or a file, not both")
         pattern_path = base_dir / str(pattern.pop("file"))
-        try:
-            text = pattern_path.read_text()
-        except OSError as e:
-            raise SpecError(f"{where}: {'.'.join(loc)}: cannot read {pattern_path}: {e.strerror}") from None
+        text = inputfile.read_text(pattern_path, f"{where}: {'.'.join(loc)}")
         positions = []
         for number, raw in enumerate(text.splitlines(), 1):
             entry = raw.split("#", 1)[0].strip()
@@ -445,38 +458,48 @@ def _read_pattern_files(data: dict[str, Any], base_dir: Path, lines: dict[tuple[
         pattern["positions"] = positions
 
 
+def set_label(text: str) -> str:
+    """`--set KEY=VALUE` as messages show it: a value pasted by mistake is cut."""
+    return f"--set {text}" if len(text) <= 100 else f"--set {text[:100]}… ({len(text)} characters)"
+
+
 def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     """`sctp.rto_min=200ms` → (("sctp", "rto_min"), "200ms"); the value is read as YAML."""
     key, sep, value = text.partition("=")
     if not sep or not key or any(not part for part in key.split(".")):
-        raise SpecError(f"--set {text}: expected KEY=VALUE with a dotted key (e.g. sctp.rto_min=200ms)")
+        raise SpecError(f"{set_label(text)}: expected KEY=VALUE with a dotted key (e.g. sctp.rto_min=200ms)")
     try:
-        parsed = yaml.safe_load(value) if value != "" else ""
-    except yaml.YAMLError:
+        parsed = inputfile.parse(value, set_label(text))[0] if value != "" else ""
+    except SpecError:  # not YAML, or beyond a limit: the text as written, which validation judges
         parsed = value
     return tuple(key.split(".")), parsed
+
+
+def _is_index(part: str) -> bool:
+    # Checked before int(): Python refuses int() of more than 4,300 digits with a bare ValueError.
+    return part.isdigit() and len(part) <= 9
 
 
 def apply_override(data: Any, key: tuple[str, ...], value: Any, text: str) -> None:
     node = data
     for i, part in enumerate(key[:-1]):
         if isinstance(node, list):
-            if not part.isdigit() or int(part) >= len(node):
-                raise SpecError(f"--set {text}: {'.'.join(key[: i + 1])}: no such list item (the list has {len(node)})")
+            if not _is_index(part) or int(part) >= len(node):
+                raise SpecError(f"{set_label(text)}: {shown_key(key[: i + 1])}: no such list item (the list has {len(node)})")
             node = node[int(part)]
         elif isinstance(node, dict):
             node = node.setdefault(part, {})
         else:
-            raise SpecError(f"--set {text}: {'.'.join(key[:i])} is not a mapping")
+            raise SpecError(f"{set_label(text)}: {shown_key(key[:i])} is not a mapping")
     last = key[-1]
     if isinstance(node, list):
-        if not last.isdigit() or int(last) >= len(node):
-            raise SpecError(f"--set {text}: {'.'.join(key)}: no such list item (the list has {len(node)})")
+        if not _is_index(last) or int(last) >= len(node):
+            raise SpecError(f"{set_label(text)}: {shown_key(key)}: no such list item (the list has {len(node)})")
         node[int(last)] = value
     elif isinstance(node, dict):
         node[last] = value
     else:
-        raise SpecError(f"--set {text}: {'.'.join(key[:-1])} is not a mapping")
+        raise SpecError(f"{set_label(text)}: {shown_key(key[:-1])} is not a mapping")
 
 
 def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
@@ -486,7 +509,7 @@ def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
     data, lines = _read_yaml(path)
     if not isinstance(data, dict):
         raise SpecError(f"{file}: the experiment must be a mapping with keys {', '.join(Experiment.model_fields)}")
-    data = _resolve_topology(data, path.parent, file)
+    data = _resolve_topology(data, path.parent, lines, file)
     _read_pattern_files(data, path.parent, lines, file)
     override_src: dict[tuple[str, ...], str] = {}
     for text in overrides:
@@ -499,6 +522,7 @@ def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
     except ValidationError as e:
         raise SpecError(_describe(e.errors()[0], source)) from None
     _check_references(experiment, source)
+    _check_primary_addresses(experiment, source)
     experiment = _resolve_traces(experiment, path.parent, source)
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": path.stem})
@@ -544,7 +568,7 @@ def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
 
 def _describe(error: dict[str, Any], source: Source) -> str:
     loc = tuple(str(p) for p in error["loc"] if not str(p).startswith("function-"))
-    key = ".".join(loc) or "(top level)"
+    key = shown_key(loc)
     kind = error["type"]
     if kind == "extra_forbidden":
         model = _model_at(tuple(error["loc"][:-1]))
@@ -560,16 +584,58 @@ def _describe(error: dict[str, Any], source: Source) -> str:
     return f"{source.where(loc)}: {key}: {detail}"
 
 
+def shown_key(loc: tuple[str, ...]) -> str:
+    """The dotted key for a message; a key pasted by mistake (thousands of characters) is cut."""
+    key = ".".join(loc) or "(top level)"
+    return key if len(key) <= 200 else f"{key[:200]}… ({len(key)} characters)"
+
+
+FILE_NAME_HELP = f"letters, digits, _ . - (starting with a letter or digit), at most {MAX_NAME_CHARS} characters"
+# What each pattern of the models means, in words; a pattern's message must never borrow
+# another's rule (a bad URL is not described with the rule for names).
+PATTERN_HELP = {
+    NAME_PATTERN: NAME_HELP,
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]*$": FILE_NAME_HELP,
+}
+# Fields whose pattern is owned elsewhere (the Influx model); worded by where they are.
+FIELD_HELP = {
+    ("influx", "url"): "an http:// or https:// base URL: scheme, host and optional port, no path, no credentials (e.g. http://127.0.0.1:8086)",
+}
+
+
 def value_detail(error: dict[str, Any], name_help: str) -> str:
     """What is wrong with a value (rather than a key), worded alike for every file."""
     kind = error["type"]
+    value = units.shown(error.get("input"))
+    loc = tuple(str(p) for p in error["loc"])
     if kind == "value_error":
-        return str(error["ctx"]["error"])
+        # A validator may quote the input whole; a pasted megabyte must not make the line.
+        return str(error["ctx"]["error"]).replace(repr(error.get("input")), value)
     if kind == "string_pattern_mismatch":
-        return f"{error['input']!r} is not a valid name; allowed: {name_help}"
+        pattern = error["ctx"]["pattern"]
+        help_text = FIELD_HELP.get(loc[-2:]) or PATTERN_HELP.get(pattern)
+        if help_text is None:
+            return f"{value} does not have the expected form; allowed: text matching {pattern}"
+        what = "a valid URL" if loc[-2:] in FIELD_HELP else "a valid name"
+        return f"{value} is not {what}; allowed: {help_text}"
+    if kind == "string_too_long":
+        return f"{value} is too long; allowed: at most {error['ctx']['max_length']} characters"
     if kind == "literal_error":
-        return f"{error['input']!r} is not allowed; allowed: {error['ctx']['expected']}"
-    return f"{error['msg']} (got {error['input']!r})"
+        return f"{value} is not allowed; allowed: {error['ctx']['expected']}"
+    if kind in ("less_than_equal", "greater_than_equal", "less_than", "greater_than"):
+        bound = next(iter(error["ctx"].values()))
+        words = {"less_than_equal": "at most", "greater_than_equal": "at least", "less_than": "less than", "greater_than": "more than"}
+        return f"{value} is out of range; allowed: {words[kind]} {_bound(loc, bound)}"
+    return f"{error['msg']} (got {value})"
+
+
+def _bound(loc: tuple[str, ...], bound: object) -> str:
+    """A bound as the file writes it: durations in units, not nanoseconds."""
+    model = _model_at(tuple(loc[:-1]))
+    field = model.model_fields.get(loc[-1]) if model is not None else None
+    if field is not None and isinstance(bound, int) and "parse_duration" in repr((field.annotation, field.metadata)):
+        return units.format_duration(bound)
+    return str(bound)
 
 
 def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
@@ -584,6 +650,10 @@ def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
         fail("reorder", f"{which}: netem reorders by sending some packets without the delay; reorder needs a delay")
     if (values["jitter_distribution"] or values["jitter_correlation"]) and not values["jitter"]:
         fail("jitter", f"{which}: jitter_distribution and jitter_correlation need a jitter")
+    if values["rate"] and shaping.netem_limit(values) > U32_MAX:
+        fail("rate", f"{which}: rate × delay is more packets in flight than netem's 32-bit limit holds; allowed: a smaller rate or delay")
+    if values["queue_bytes"] == "bdp" and values["rate"] and values["rate"] * 2 * units.MAX_DELAY_NS / 8 / 1e9 > U32_MAX:
+        fail("queue_bytes", f"{which}: the bandwidth-delay product exceeds tc's 32-bit byte limit; allowed: queue_bytes as a size")
 
 
 def _check_degrade(exp: Experiment, ev: Event, loc: tuple[str, ...], fail: Any) -> None:
@@ -616,10 +686,7 @@ def _resolve_traces(exp: Experiment, base_dir: Path, source: Source) -> Experime
         try:
             if ev.file is not None:
                 trace_path = base_dir / ev.file
-                try:
-                    text = trace_path.read_text()
-                except OSError as e:
-                    raise SpecError(f"{source.where(loc + ('file',))}: {'.'.join(loc)}.file: cannot read {trace_path}: {e.strerror}") from None
+                text = inputfile.read_text(trace_path, f"{source.where(loc + ('file',))}: {'.'.join(loc)}.file")
                 steps = timeline.parse_trace(text, ev.field, str(trace_path))
             else:
                 rows = "\n".join(f"{units.format_duration(t)} {v}" for t, v in ev.steps or [])
@@ -628,6 +695,39 @@ def _resolve_traces(exp: Experiment, base_dir: Path, source: Source) -> Experime
             raise SpecError(str(e)) from None
         events.append(ev.model_copy(update={"steps": steps, "file": None}))
     return exp.model_copy(update={"events": events})
+
+
+# Each flap or dwell becomes a line of the plan and a command in the guest.
+MAX_EVENT_STEPS = 100_000
+
+
+def _check_step_count(ev: Event, end: int, fail: Any) -> None:
+    """A flap every nanosecond for a week would be 10¹⁴ steps: refuse it before expanding."""
+    span = (ev.until if ev.until is not None else end) - ev.at
+    if ev.action == "flap" and ev.period is not None and ev.count is None:
+        steps = 2 * max(span, 0) // ev.period
+        if steps > MAX_EVENT_STEPS:
+            fail("period", f"{units.format_duration(ev.period)} gives {steps} steps; allowed: at most {MAX_EVENT_STEPS} (a longer period, a count or an until)")
+    if ev.action == "pingpong" and ev.dwell is not None:
+        steps = max(span, 0) // ev.dwell[0]
+        if steps > MAX_EVENT_STEPS:
+            fail("dwell", f"{units.format_duration(ev.dwell[0])} gives up to {steps} steps; allowed: at most {MAX_EVENT_STEPS} (a longer dwell or an until)")
+
+
+def _check_primary_addresses(exp: Experiment, source: Source) -> None:
+    """`primary: ADDRESS` must be one of the server's addresses, which the plan assigns."""
+    targets = [(i, ev.target) for i, ev in enumerate(exp.events) if ev.action == "primary" and _is_address(ev.target)]
+    if not targets:
+        return
+    from sctpbench.testbed import plan  # the plan imports this module
+
+    # Without events: the timeline would itself refuse the address, without a line.
+    assoc = plan.build(exp.model_copy(update={"events": []}), 1, "agent").association
+    for i, target in targets:
+        if target not in {a.server_address for a in assoc}:
+            loc = ("events", str(i), "primary")
+            allowed = ", ".join(f"{a.path} ({a.server_address})" for a in assoc)
+            raise SpecError(f"{source.where(loc)}: {'.'.join(loc)}: {target!r} is not a peer address of the association; allowed: {allowed}")
 
 
 def _is_address(text: str) -> bool:
@@ -673,8 +773,12 @@ def _check_references(exp: Experiment, source: Source) -> None:
     if not assoc_paths:
         fail(("workload",), f"no path joins {w.client} and {w.server}")
     end = w.start + w.duration
+    if end > units.MAX_DURATION_NS:
+        # Blame the --set that moved the start, if one did; the duration's line otherwise.
+        fail(("workload", "start" if ("workload", "start") in source.overrides else "duration"), f"start + duration is {units.format_duration(end)}; allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
     for i, ev in enumerate(exp.events):
         loc = ("events", str(i))
+        _check_step_count(ev, end, lambda key, detail: fail(loc + (key,), detail))
         if ev.at > end:
             fail(loc + ("at",), f"{units.format_duration(ev.at)} is after the workload ends ({units.format_duration(end)})")
         for name in ev.paths():

@@ -28,7 +28,7 @@ from typing import Any
 from sctpbench.testbed import units
 
 DIRECTIONS = ("forward", "reverse")
-FIELD_PARSERS = {"delay": units.parse_duration, "rate": units.parse_rate, "loss": units.parse_percent}
+FIELD_PARSERS = {"delay": units.parse_delay, "rate": units.parse_rate, "loss": units.parse_percent}
 
 
 @dataclass(frozen=True)
