@@ -33,7 +33,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from sctpbench.campaign import execute, expand, spec  # noqa: E402
-from sctpbench.testbed import capabilities, plan as planning  # noqa: E402
+from sctpbench.testbed import capabilities  # noqa: E402
+from sctpbench.testbed import plan as planning  # noqa: E402
 
 
 def _on_clock(runs: list[expand.Run], clock: str) -> list[expand.Run]:
@@ -87,7 +88,8 @@ def main() -> None:
 
 
 def _measure(loaded: spec.Loaded, runs: list[expand.Run], backend: str, levels: list[int]) -> None:
-    print(f"{'parallel':>8} {'wall s':>7} {'runs/h':>7} {'run s':>6} {'fail lag ms med/max':>20} {'MTT p50 err ms med/max':>23} {'failed':>6} {'load before':>11}")
+    print(f"{'parallel':>8} {'wall s':>7} {'runs/h':>7} {'run s':>6} {'fail lag ms med/max':>20} "
+          f"{'MTT p50 err ms med/max':>23} {'failed':>6} {'load before':>11}")
     results: dict[int, float] = {}
     for p in levels:
         load = os.getloadavg()[0]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 import threading
@@ -29,7 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sctpbench.telemetry import influx, server, stream  # noqa: E402
-from sctpbench.testbed import plan as planning, spec  # noqa: E402
+from sctpbench.testbed import plan as planning  # noqa: E402
+from sctpbench.testbed import spec
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "failover.yaml"
 CLIENT = ("198.18.0.1", "198.18.1.1")

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from sctpbench.outputs import destination
-from sctpbench.testbed import capabilities, clock, inputfile, plan as planning, spec, stops
+from sctpbench.testbed import capabilities, clock, inputfile, spec, stops
+from sctpbench.testbed import plan as planning
 from sctpbench.testbed.errors import SpecError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
@@ -312,7 +313,8 @@ def _push_target(args: argparse.Namespace, run_dir: Path) -> Any:
             recorded = json.loads(inputfile.read_text(ledger))["target"]
             recorded = dict(recorded)
         except (ValueError, KeyError, TypeError) as e:
-            raise SpecError(f"{ledger}: not a telemetry ledger sctpbench wrote ({type(e).__name__}: {str(e)[:80]}); allowed: the file as written, or delete it") from None
+            raise SpecError(f"{ledger}: not a telemetry ledger sctpbench wrote ({type(e).__name__}: {str(e)[:80]}); "
+                            "allowed: the file as written, or delete it") from None
     elif session_file.exists():
         document, _ = inputfile.load(session_file)
         influx_part = document.get("influx") if isinstance(document, dict) else None
@@ -360,7 +362,8 @@ def cmd_push(args: argparse.Namespace) -> int:
         except influx.WriteError as e:
             document = {"target": target.to_dict(), "mode": "push", "not_sent": None, "errors": [str(e)]}
         except (ValueError, KeyError, TypeError, OSError) as e:  # pyarrow's errors are ValueError or OSError
-            raise SpecError(f"{run_dir}: cannot read the run ({type(e).__name__}: {str(e)[:120]}); allowed: a run folder as sctpbench wrote it") from None
+            raise SpecError(f"{run_dir}: cannot read the run ({type(e).__name__}: {str(e)[:120]}); "
+                            "allowed: a run folder as sctpbench wrote it") from None
         else:
             stream.record(run_dir, document)
         documents.append({"run": str(run_dir)} | document)

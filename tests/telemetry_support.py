@@ -7,13 +7,14 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from sctpbench.telemetry import influx, points, server
-from sctpbench.testbed import plan as planning, spec
+from sctpbench.testbed import plan as planning
+from sctpbench.testbed import spec
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

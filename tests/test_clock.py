@@ -65,7 +65,7 @@ def test_vary_draws_event_phases_and_start_offsets_within_their_windows() -> Non
         assert start.at_ns == p.variation["start_offset_ns"]
         assert p.end_ns == base.end_ns + p.variation["start_offset_ns"]
         moved = sorted(a.at_ns - b.at_ns for a, b in zip(
-            (a for a in p.timeline if a.kind != "start"), (b for b in base.timeline if b.kind != "start")))
+            (a for a in p.timeline if a.kind != "start"), (b for b in base.timeline if b.kind != "start"), strict=True))
         assert moved == sorted(p.variation["event_phase_ns"])
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from guest_processes import guests
+
 from sctpbench.campaign import expand, spec, table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +64,8 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     done_before = _ok_runs(folder)
     second = subprocess.run(_campaign("run", str(TINY), "--out", str(out), "--parallel", "2"),
                             capture_output=True, text=True, timeout=300)
-    return {"folder": folder, "first": proc.returncode, "first_err": first_err, "left_behind": left_behind, "running_at_interrupt": running_at_interrupt,
+    return {"folder": folder, "first": proc.returncode, "first_err": first_err, "left_behind": left_behind,
+            "running_at_interrupt": running_at_interrupt,
             "done_before": done_before, "second": second}
 
 

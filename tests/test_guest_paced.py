@@ -50,7 +50,7 @@ def test_every_message_has_the_same_mtt_and_path_on_paced_and_virtual_time(runs:
     virtual, paced = messages(runs["virtual"]), messages(runs["paced"])
     assert len(virtual) == 200 and all(m["mtt_ns"] is not None for m in virtual)
     assert [(m["seq"], m["path"]) for m in paced] == [(m["seq"], m["path"]) for m in virtual]
-    worst = max(abs(p["mtt_ns"] - v["mtt_ns"]) for p, v in zip(paced, virtual))
+    worst = max(abs(p["mtt_ns"] - v["mtt_ns"]) for p, v in zip(paced, virtual, strict=True))
     assert worst <= CLOCK_READS_NS, worst
 
 
@@ -62,7 +62,7 @@ def test_detection_failover_and_event_lag_are_the_same(runs: dict[str, dict[str,
     for key in ("messages_sent", "messages_delivered", "messages_affected"):
         assert paced[key] == virtual[key], key
     lags = {clock: [e["lag_ns"] for e in r["events"]] for clock, r in runs.items()}
-    assert all(abs(p - v) <= CLOCK_READS_NS for p, v in zip(lags["paced"], lags["virtual"])), lags
+    assert all(abs(p - v) <= CLOCK_READS_NS for p, v in zip(lags["paced"], lags["virtual"], strict=True)), lags
 
 
 def test_paced_run_takes_at_least_the_experiment_length_and_records_its_calendar(

@@ -8,9 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from guest_processes import guests
-from sctpbench.testbed import plan as planning, spec
+
+from sctpbench.testbed import plan as planning
+from sctpbench.testbed import spec
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest

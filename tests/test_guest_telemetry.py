@@ -7,15 +7,16 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-
-from sctpbench.telemetry import credentials, server
 from telemetry_support import EXAMPLES, counts, local_influxd
 from test_telemetry import assert_every_dashboard_query_has_data
+
+from sctpbench.telemetry import credentials, server
 
 pytestmark = pytest.mark.guest
 

@@ -6,7 +6,6 @@ as a subprocess prove that no traceback escapes the real command."""
 from __future__ import annotations
 
 import gzip
-import json
 import subprocess
 import sys
 import time
@@ -387,7 +386,8 @@ FLAGS = [
     (["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--parallel", "0"], "--parallel 0"),
     (["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--max-runs", "0"], "--max-runs 0"),
     (["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--retries", "-1"], "--retries -1"),
-    (["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--set", "sctp.rto_min=soon"], "--set sctp.rto_min=soon: set.sctp.rto_min: 'soon' is not a duration"),
+    (["campaign", "run", ROOT / "tests/campaigns/tiny.yaml", "--set", "sctp.rto_min=soon"],
+     "--set sctp.rto_min=soon: set.sctp.rto_min: 'soon' is not a duration"),
     (["trace", "mahimahi", ROOT / "examples/failover.yaml", "--window", "soon"], "--window"),
     (["trace", "mahimahi", "/nonexistent/trace"], "cannot read"),
     (["trace", "mahimahi", "/tmp"], "is a folder"),
@@ -423,7 +423,8 @@ def test_bad_flag(argv: list[object], expected: str, tmp_path: Path, capsys: pyt
 
 @pytest.fixture(scope="module")
 def plan_json(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from sctpbench.testbed import plan as planning, spec
+    from sctpbench.testbed import plan as planning
+    from sctpbench.testbed import spec
 
     return planning.build(spec.load(ROOT / "examples/failover.yaml"), 1, "agent").to_json()
 
@@ -508,10 +509,13 @@ CAMPAIGNS = {
     "set-bad-value": (EXPERIMENT + "set: {workload.rate: .inf}\n", "c.yaml:2: set.workload.rate: 'inf' is not a message rate"),
     "set-bad-key": (EXPERIMENT + "set: {colour: red}\n", "c.yaml:2: set.colour: unknown key"),
     "sweep-list": (EXPERIMENT + "sweep: [a]\n", "c.yaml:2: sweep: "),
-    "sweep-scalar-values": (EXPERIMENT + "sweep: {sctp.rto_min: 100ms}\n", "c.yaml:2: sweep.sctp.rto_min: '100ms' is not a list of values or a range"),
+    "sweep-scalar-values": (EXPERIMENT + "sweep: {sctp.rto_min: 100ms}\n",
+                            "c.yaml:2: sweep.sctp.rto_min: '100ms' is not a list of values or a range"),
     "sweep-huge-range": (EXPERIMENT + "sweep: {sctp.rto_min: {from: 1ms, to: 100000ms, step: 1ms}}\n", "values; allowed: at most 1000"),
-    "sweep-bad-value": (EXPERIMENT + "sweep: {workload.duration: [1s, 1000000min]}\n", "c.yaml:2: sweep.workload.duration: '1000000min' is too large"),
-    "sweep-delay-bound": (EXPERIMENT + "sweep: {topology.paths.primary.delay: [10ms, 300s]}\n", "sweep.topology.paths.primary.delay: '300s' is too large; allowed: a delay up to 274s"),
+    "sweep-bad-value": (EXPERIMENT + "sweep: {workload.duration: [1s, 1000000min]}\n",
+                        "c.yaml:2: sweep.workload.duration: '1000000min' is too large"),
+    "sweep-delay-bound": (EXPERIMENT + "sweep: {topology.paths.primary.delay: [10ms, 300s]}\n",
+                          "sweep.topology.paths.primary.delay: '300s' is too large; allowed: a delay up to 274s"),
     "dup-key": (EXPERIMENT + "repetitions: 2\nrepetitions: 3\n", "c.yaml:3: key 'repetitions' is given twice (lines 2 and 3)"),
     "dup-sweep-key": (EXPERIMENT + "sweep:\n  sctp.rto_min: [1s]\n  sctp.rto_min: [2s]\n", "c.yaml:4: key 'sctp.rto_min' is given twice"),
     "name-long": (EXPERIMENT + "name: " + "c" * 5000 + "\n", "c.yaml:2: name: 'cccc"),

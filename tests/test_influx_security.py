@@ -14,16 +14,16 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from telemetry_support import EXAMPLES, counts, local_influxd, synthetic_run
 
 from sctpbench import cli
 from sctpbench.collectors import store
 from sctpbench.dashboards import export
 from sctpbench.telemetry import credentials, influx, server, stream
-from telemetry_support import EXAMPLES, counts, local_influxd, synthetic_run
 
 SECRET = "Hunter2-s3cr3t"
 USERINFO_URLS = [
@@ -228,7 +228,7 @@ def test_the_default_server_folder_serves_only_its_own_url(tmp_path: Path, influ
     monkeypatch.setenv(credentials.DIR_ENV, str(influxd.directory))
     assert credentials.for_target(influxd.url, None) == credentials.load(influxd.directory)
     assert credentials.for_target("http://127.0.0.1:1", None) is None
-    assert credentials.for_target("http://influx.example:%d" % influxd.port, None) is None
+    assert credentials.for_target(f"http://influx.example:{influxd.port}", None) is None
 
 
 def test_the_live_writer_reads_the_folder_not_a_secret_on_its_command_line(

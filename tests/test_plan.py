@@ -66,7 +66,8 @@ def test_rto_writes_are_ordered_so_the_kernel_accepts_them() -> None:
     low = _plan("failover.yaml").setup
     sysctl = next(c for c in low if c.tool == "sysctl" and "net.sctp.rto_min=200" in c.args).args
     assert sysctl.index("net.sctp.rto_min=200") < sysctl.index("net.sctp.rto_max=800")
-    high = next(c for c in _plan("failover.yaml", ["sctp.rto_min=70s", "sctp.rto_max=90s"]).setup if c.tool == "sysctl" and "net.sctp.rto_max=90000" in c.args).args
+    setup = _plan("failover.yaml", ["sctp.rto_min=70s", "sctp.rto_max=90s"]).setup
+    high = next(c for c in setup if c.tool == "sysctl" and "net.sctp.rto_max=90000" in c.args).args
     assert high.index("net.sctp.rto_max=90000") < high.index("net.sctp.rto_min=70000")
 
 

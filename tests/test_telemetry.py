@@ -9,10 +9,12 @@ import http.server
 import json
 import re
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+from telemetry_support import EXAMPLES, counts, local_influxd, synthetic_run
 
 from sctpbench import cli
 from sctpbench.collectors import store
@@ -21,7 +23,6 @@ from sctpbench.telemetry import influx, points, server, stream
 from sctpbench.telemetry.source import RunSource
 from sctpbench.testbed import spec
 from sctpbench.testbed.errors import SpecError
-from telemetry_support import EXAMPLES, counts, local_influxd, synthetic_run
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED_PROVIDER_PATH = "/var/lib/grafana/dashboards/sctpbench"

@@ -304,7 +304,7 @@ def sack(cum_tsn: int) -> bytes:
 def test_verify_a_run_from_pcap_files(tmp_path: Path) -> None:
     run = tmp_path / "session" / "run-001"
     plan = write_plan(run)
-    link = {l["path"]: l for l in plan["links"]}["primary"]
+    link = {x["path"]: x for x in plan["links"]}["primary"]
     client, server = link["a"]["address"], link["b"]["address"]
     (run / "captures").mkdir()
     (run / "records").mkdir()

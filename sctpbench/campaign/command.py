@@ -6,15 +6,15 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from sctpbench.campaign import expand, spec
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     from sctpbench.campaign.execute import DEFAULT_PARALLEL
 
     campaign = sub.add_parser("campaign", help="sweep parameters × repetitions; compare with a baseline")
@@ -95,7 +95,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _on_backend_clock(runs: list[expand.Run], backend: str, source: str, progress: Callable[[str], None]) -> list[expand.Run]:
     """Runs as they will run on the backend: a default clock it cannot give becomes real
     (new run keys, since results on another clock are other results)."""
-    from sctpbench.testbed import clock, plan as planning
+    from sctpbench.testbed import clock
+    from sctpbench.testbed import plan as planning
 
     out: list[expand.Run] = []
     notes: set[str] = set()

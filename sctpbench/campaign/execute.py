@@ -25,10 +25,11 @@ import signal
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, cast
 
 import yaml
 
@@ -147,7 +148,7 @@ class _Log:
         self.invocation = uuid.uuid4().hex[:8]
 
     def write(self, event: str, **fields: Any) -> None:
-        entry = {"time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        entry = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"),
                  "invocation": self.invocation, "event": event} | fields
         with open(self.path, "a") as f:
             f.write(json.dumps(entry) + "\n")
@@ -233,7 +234,7 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
                 log.write("start", run_key=run.run_key, config=run.config.label, repetition=run.repetition, pid=p.pid)
             ready = multiprocessing.connection.wait(list(active), timeout=30)
             for sentinel in ready:
-                p, run, started = active.pop(sentinel)  # type: ignore[index]
+                p, run, started = active.pop(cast(int, sentinel))  # wait() gives back the sentinels it was given
                 p.join()
                 _kill_guest(run, p.pid)
                 seconds = time.monotonic() - started

@@ -19,7 +19,8 @@ import random
 from dataclasses import dataclass, field
 
 from sctpbench.campaign.spec import Loaded, as_written
-from sctpbench.testbed import plan as planning, spec as experiment_spec
+from sctpbench.testbed import plan as planning
+from sctpbench.testbed import spec as experiment_spec
 from sctpbench.testbed.errors import SpecError
 from sctpbench.testbed.spec import Experiment
 

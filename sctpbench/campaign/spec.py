@@ -24,13 +24,15 @@ checked by `expand`, which loads every one before anything is built.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from sctpbench.testbed import metrics, spec as experiment_spec, units
+from sctpbench.testbed import metrics, units
+from sctpbench.testbed import spec as experiment_spec
 from sctpbench.testbed.errors import SpecError
 
 STATS = ("mean", "median", "p50", "p90", "p95", "p99", "min", "max")
@@ -54,13 +56,13 @@ class _Model(BaseModel):
 class Budget(_Model):
     """A limit on a statistic of one metric across a configuration's runs."""
 
-    metric: MetricName
+    metric: MetricName  # type: ignore[valid-type]
     stat: Literal[STATS] = "mean"  # type: ignore[valid-type]
     max: str | int | float | None = None
     min: str | int | float | None = None
 
     @model_validator(mode="after")
-    def _one_limit(self) -> "Budget":
+    def _one_limit(self) -> Budget:
         if (self.max is None) == (self.min is None):
             raise ValueError("a budget needs max: or min: (one of them)")
         try:
@@ -214,7 +216,7 @@ def _describe(error: dict[str, Any], source: Any) -> str:
     return f"{source.where(loc)}: {key}: {detail}"
 
 
-def load(path: str | Path, overrides: list[str] = ()) -> Loaded:
+def load(path: str | Path, overrides: Sequence[str] = ()) -> Loaded:
     """Read and check a campaign file; `overrides` (KEY=VALUE) join its `set:`."""
     path = Path(path)
     data, lines = experiment_spec._read_yaml(path)
@@ -223,7 +225,8 @@ def load(path: str | Path, overrides: list[str] = ()) -> Loaded:
     source = experiment_spec.Source(str(path), lines, {})
     data = dict(data)
     if not isinstance(data.get("set") or {}, dict):
-        raise SpecError(f"{source.where(('set',))}: set: {units.shown(data['set'])} is not a mapping; allowed: {{KEY: VALUE, …}} (e.g. {{workload.duration: 6s}})")
+        raise SpecError(f"{source.where(('set',))}: set: {units.shown(data['set'])} is not a mapping; "
+                        "allowed: {KEY: VALUE, …} (e.g. {workload.duration: 6s})")
     fixed = dict(data.get("set") or {})
     for text in overrides:
         key, value = experiment_spec.parse_override(text)
@@ -234,7 +237,7 @@ def load(path: str | Path, overrides: list[str] = ()) -> Loaded:
     try:
         campaign = Campaign.model_validate(data)
     except ValidationError as e:
-        raise SpecError(_describe(e.errors()[0], source)) from None
+        raise SpecError(_describe(dict(e.errors()[0]), source)) from None
     experiment_file = (path.parent / campaign.experiment[: experiment_spec.MAX_PATH_CHARS]).resolve()
     if not experiment_spec._is_file(experiment_file):
         raise SpecError(f"{source.where(('experiment',))}: experiment: no file {units.shown(campaign.experiment)} (relative to {path.parent})")
@@ -244,7 +247,8 @@ def load(path: str | Path, overrides: list[str] = ()) -> Loaded:
         unknown = [k for k in adj.when if k not in swept]
         if unknown:
             where = source.where(("adjust", str(i), "when"))
-            raise SpecError(f"{where}: adjust.{i}.when: {unknown[0]} is not swept; allowed: {', '.join(sorted(swept)) or 'no keys (nothing is swept)'}")
+            allowed = ", ".join(sorted(swept)) or "no keys (nothing is swept)"
+            raise SpecError(f"{where}: adjust.{i}.when: {unknown[0]} is not swept; allowed: {allowed}")
     if campaign.name is None:
         campaign = campaign.model_copy(update={"name": path.stem})
     return Loaded(campaign=campaign, file=path, experiment_file=experiment_file, axes=axes, source=source)

@@ -83,8 +83,8 @@ def _schema(swept: list[str]) -> pa.Schema:
 
 def config_rows(run_rows: list[dict[str, Any]], swept: list[str]) -> list[dict[str, Any]]:
     by_config: dict[str, list[dict[str, Any]]] = {}
-    for row in run_rows:
-        by_config.setdefault(row["config_key"], []).append(row)
+    for run_row in run_rows:
+        by_config.setdefault(run_row["config_key"], []).append(run_row)
     out = []
     for key, group in by_config.items():
         ok = [r for r in group if r["status"] == "ok"]

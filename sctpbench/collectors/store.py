@@ -13,8 +13,9 @@ A run folder after collection holds, besides what the backend wrote:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -205,8 +206,8 @@ def _failure(plan: Plan, events: list[dict[str, Any]], messages: list[metrics.Me
     for e in events:
         if e["kind"] not in ("fail", "down") or e["target"] not in peers:
             continue
-        before = [m for m in messages if m.t_rx_ns is not None and m.t_rx_ns < e["applied_ns"]]
-        in_use = max(before, key=lambda m: m.t_rx_ns).path if before else plan.association[0].path
+        before = [(m.t_rx_ns, m.path) for m in messages if m.t_rx_ns is not None and m.t_rx_ns < e["applied_ns"]]
+        in_use = max(before, key=lambda tp: tp[0])[1] if before else plan.association[0].path
         if e["target"] == in_use:
             return metrics.Failure(e["target"], e["applied_ns"], peers[e["target"]])
     return None

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from matplotlib.figure import Figure as MplFigure
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
-from matplotlib.patches import Patch
+from matplotlib.figure import Figure as MplFigure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from sctpbench.outputs import series
 from sctpbench.outputs.folders import RunData, SessionData
@@ -149,7 +150,7 @@ def path_states(run: RunData) -> Figure:
     ax.invert_yaxis()
     _mark_events(ax, [m for m in series.markers(run.path_events) if m.source == "timeline"], labelled=False)
     seen = sorted({i.state for t in tracks for i in t.intervals}, key=list(STATE_COLOURS).index)
-    handles = [Patch(color=STATE_COLOURS[s], label=STATE_LABELS.get(s, s)) for s in seen if s in STATE_COLOURS]
+    handles: list[Artist] = [Patch(color=STATE_COLOURS[s], label=STATE_LABELS.get(s, s)) for s in seen if s in STATE_COLOURS]
     handles.append(Line2D([], [], color="black", linewidth=2.5, label="primary"))
     # below the plot, so the time axis lines up with the run's other figures
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8)
@@ -162,7 +163,7 @@ def path_samples(run: RunData, endpoint: str = "client") -> Figure:
     paths = _run_paths(run)
     columns = (("cwnd", 1e-3, "cwnd (kB)"), ("srtt_ms", 1.0, "SRTT (ms)"), ("rto_ms", 1.0, "RTO (ms)"))
     markers = [m for m in series.markers(run.path_events) if m.source == "timeline"]
-    for n, (ax, (column, scale, label)) in enumerate(zip(axes, columns)):
+    for n, (ax, (column, scale, label)) in enumerate(zip(axes, columns, strict=True)):
         data = series.sample_series(run.path_samples, endpoint, column)
         for path, pts in data.items():
             ax.step(pts.x, pts.y * scale, where="post", color=_path_colour(paths, path), label=path)
@@ -176,7 +177,8 @@ def path_samples(run: RunData, endpoint: str = "client") -> Figure:
     if axes[0].get_legend_handles_labels()[0]:
         axes[0].legend(loc="upper left", fontsize=8)
     axes[-1].set_xlabel("time from t0 (s)")
-    return Figure("path-samples", f"Congestion window, smoothed RTT and RTO per path ({endpoint}'s samples; the kernel reports SRTT in jiffies, shown in ms)", fig)
+    title = f"Congestion window, smoothed RTT and RTO per path ({endpoint}'s samples; the kernel reports SRTT in jiffies, shown in ms)"
+    return Figure("path-samples", title, fig)
 
 
 def run_figures(run: RunData) -> list[Figure]:
@@ -210,7 +212,7 @@ def campaign_sweep(configs: list[dict], runs: list[dict], key: str, swept: list[
     """One panel per metric: mean ± 95% CI per configuration, every repetition as a faint dot."""
     fig, axes = _new(3.4, cols=len(CAMPAIGN_METRICS), sharex=False)
     others = [k for k in swept if k != key]
-    for ax, (metric, label) in zip(axes, CAMPAIGN_METRICS):
+    for ax, (metric, label) in zip(axes, CAMPAIGN_METRICS, strict=True):
         sw = series.sweep(configs, runs, key, others, metric)
         for i, s in enumerate(sw.series):
             colour = PATH_COLOURS[i % len(PATH_COLOURS)]

@@ -10,10 +10,11 @@ from __future__ import annotations
 import html
 import io
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import matplotlib
 
@@ -297,7 +298,8 @@ def campaign_report(campaign: folders.CampaignData, options: Options) -> Report:
     report = Report(f"sctpbench campaign {c.get('name') or campaign.directory.name}")
     b = report.body
     b.append(table(["", ""], [["experiment", c.get("experiment")], ["swept", ", ".join(campaign.swept) or "–"],
-                              ["runs", c.get("runs", len(campaign.runs))], ["budgets", "; ".join(b.get("label", str(b)) for b in c.get("budgets") or []) or "–"]]))
+                              ["runs", c.get("runs", len(campaign.runs))],
+                              ["budgets", "; ".join(b.get("label", str(b)) for b in c.get("budgets") or []) or "–"]]))
     b.append("<h2>Metrics against each swept parameter</h2>")
     if not campaign.configs:
         b.append("<p class=warn>configs.parquet is missing or empty: nothing to plot.</p>")
@@ -328,7 +330,7 @@ def build(path: Path, options: Options = Options()) -> Report:
 
 
 def page(report: Report) -> str:
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (f"<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{esc(report.title)}</title>"
             f"<style>{STYLE}</style></head><body><h1>{esc(report.title)}</h1>"
             f"<p class=muted>Made by sctpbench report on {stamp}. Times are from t0, when every endpoint was ready.</p>"

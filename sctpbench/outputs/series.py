@@ -8,8 +8,9 @@ which is what `t_rel_ns` holds.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -157,7 +158,7 @@ def path_tracks(samples: Iterable[Row], path_events: Iterable[Row]) -> list[Path
 def _intervals(observations: list[tuple[float, str]]) -> list[StateInterval]:
     """Runs of equal state; each lasts until the next change, the last until the last observation."""
     out: list[StateInterval] = []
-    for i, (t, state) in enumerate(observations):
+    for t, state in observations:
         if out and out[-1].state == state:
             continue
         if out:
@@ -236,7 +237,7 @@ class Sweep:
     series: list[SweepSeries]
 
 
-def _finite(v: Any) -> bool:
+def _finite(v: Any) -> TypeGuard[float]:
     return v is not None and not (isinstance(v, float) and np.isnan(v))
 
 
@@ -244,8 +245,8 @@ def sweep(configs: list[Row], runs: list[Row], key: str, others: list[str], metr
     """metric's mean ± 95% CI per configuration (configs.parquet) against swept key `key`."""
     values = {c[f"param.{key}"]: parse_param(c[f"param.{key}"]) for c in configs}
     numeric = all(v.number is not None for v in values.values())
-    ordered = sorted(values.values(), key=lambda v: (v.number if numeric else 0.0, v.text))
-    position = {v.text: (v.number if numeric else float(i)) for i, v in enumerate(ordered)}
+    ordered = sorted(values.values(), key=lambda v: (v.number or 0.0 if numeric else 0.0, v.text))
+    position: dict[str, float] = {v.text: (v.number or 0.0 if numeric else float(i)) for i, v in enumerate(ordered)}
     unit = ordered[0].unit if numeric and ordered and len({v.unit for v in ordered}) == 1 else ""
 
     def group(row: Row) -> str:

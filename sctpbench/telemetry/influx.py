@@ -51,7 +51,7 @@ class Target:
         object.__setattr__(self, "url", credentials.strip_userinfo(self.url))
 
     @classmethod
-    def from_spec(cls, influx: Any) -> "Target | None":
+    def from_spec(cls, influx: Any) -> Target | None:
         """From the experiment's validated `influx:` section; None when it names no URL."""
         if influx.url is None:
             return None
@@ -63,7 +63,7 @@ class Target:
         )
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Target":
+    def from_dict(cls, d: dict[str, Any]) -> Target:
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
     def to_dict(self) -> dict[str, Any]:
@@ -138,7 +138,7 @@ class V2Writer:
             creds = _credentials(target)
         except WriteError:
             creds = None  # every write then fails with the server's refusal, and is counted
-        self.client = InfluxDBClient(url=target.url, token=(creds.token if creds else None) or "", org=target.org,
+        self.client = InfluxDBClient(url=target.url, token=(creds.token if creds else None) or "", org=target.org or "",
                                      timeout=int(target.timeout_s * 1000), retries=False)
         self.api = self.client.write_api(write_options=SYNCHRONOUS)
 
@@ -146,8 +146,8 @@ class V2Writer:
         from influxdb_client import WritePrecision
 
         try:
-            self.api.write(bucket=self.target.bucket_name, org=self.target.org, record=lines,
-                           write_precision=WritePrecision.NS)
+            self.api.write(bucket=self.target.bucket_name, org=self.target.org or "", record=lines,
+                           write_precision=WritePrecision.NS)  # type: ignore[arg-type]  # a str constant in the client
         except Exception as e:  # the client raises ApiException, urllib3 and socket errors alike
             raise WriteError(f"{self.target.url}/api/v2/write: {_short(e)}") from None
 

@@ -13,11 +13,11 @@ Only the client → server direction is measured: the agents send that way.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
-
-import math
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -94,7 +94,7 @@ def _association_paths(exp: Experiment) -> list[str]:
 
 def _derive(exp: Experiment, name: str, slot_ns: int, workload: dict[str, Any], capture: bool) -> Experiment:
     paths = _association_paths(exp)
-    events = [Event(at=f"{i * slot_ns}ns", primary=p) for i, p in enumerate(paths)]
+    events = [Event.model_validate({"at": f"{i * slot_ns}ns", "primary": p}) for i, p in enumerate(paths)]
     return exp.model_copy(update={
         "name": f"{exp.name}-calibrate-{name}",
         "events": events,
@@ -165,7 +165,7 @@ def _saturate_sctp(exp: Experiment) -> Any:
     return exp.sctp.model_copy(update={"rcvbuf": max(4096, 2 * window), "sndbuf": sndbuf})
 
 
-def _direction_name(exp: Experiment, path: str) -> str:
+def _direction_name(exp: Experiment, path: str) -> Literal["forward", "reverse"]:
     return "forward" if _is_client_to_server(exp, path, "forward") else "reverse"
 
 
@@ -224,8 +224,11 @@ def _slots(messages: list[dict[str, Any]], paths: list[str], slot_ns: int, settl
             for i, p in enumerate(paths)}
 
 
+BOTH_DIRECTIONS: tuple[Literal["forward", "reverse"], ...] = ("forward", "reverse")
+
+
 def _path_rtt_ns(exp: Experiment, path: str) -> int:
-    return sum(exp.topology.paths[path].direction(d)["delay"] for d in ("forward", "reverse"))
+    return sum(exp.topology.paths[path].direction(d)["delay"] for d in BOTH_DIRECTIONS)
 
 
 def _rtt_ns(exp: Experiment) -> int:

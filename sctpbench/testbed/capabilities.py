@@ -69,7 +69,8 @@ def choose_backend(requested: str) -> tuple[str | None, str]:
     netns_ok = all(c.ok for c in (host_sctp(), host_netem(), host_root()))
     uml_ok = guest().ok
     if requested == "netns":
-        return ("netns", "") if netns_ok else (None, "netns backend needs host kernel SCTP, netem and root: " + _why([host_sctp(), host_netem(), host_root()]))
+        why = _why([host_sctp(), host_netem(), host_root()])
+        return ("netns", "") if netns_ok else (None, "netns backend needs host kernel SCTP, netem and root: " + why)
     if requested == "uml":
         return ("uml", "") if uml_ok else (None, "uml backend: " + guest().detail)
     if netns_ok:

@@ -58,7 +58,8 @@ def read_text(path: Path, where: str | None = None) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
-        raise SpecError(f"{_at(prefix, path, where, line)}: {subject}is not a text file (byte {e.start} is not UTF-8); allowed: {TEXT_HELP}") from None
+        raise SpecError(f"{_at(prefix, path, where, line)}: {subject}is not a text file (byte {e.start} is not UTF-8); "
+                        f"allowed: {TEXT_HELP}") from None
     if "\0" in text:
         line = text[: text.index("\0")].count("\n") + 1
         raise SpecError(f"{_at(prefix, path, where, line)}: {subject}is not a text file (it contains NUL bytes); allowed: {TEXT_HELP}")

@@ -12,8 +12,9 @@ import hashlib
 import json
 import random
 import shlex
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
 from sctpbench.testbed import shaping, timeline
 from sctpbench.testbed.errors import SpecError
@@ -28,6 +29,14 @@ PF_EXPOSE_ENABLE = "2"  # include/net/sctp/constants.h: UNSET 0, DISABLE 1, ENAB
 LINUX_RTO_MIN_MS = 1000
 
 Tool = Literal["ip", "tc", "sysctl", "modprobe", "iptables"]
+ActionKind = Literal["start", "fail", "restore", "primary", "degrade", "down", "up"]
+
+
+def action_kind(kind: str) -> ActionKind:
+    """A timeline step's kind as the plan's type; the timeline makes no other."""
+    if kind not in get_args(ActionKind):
+        raise ValueError(f"unknown timeline action {kind!r}")
+    return cast(ActionKind, kind)
 
 
 @dataclass
@@ -105,7 +114,7 @@ class TimedAction:
     """Something the timeline does at `at_ns` after t0 (t0: every process is ready)."""
 
     at_ns: int
-    kind: Literal["start", "fail", "restore", "primary", "degrade", "down", "up"]
+    kind: ActionKind
     target: str
     commands: list[Command] = field(default_factory=list)  # all of one tool (ip or tc)
     control: str | None = None  # line written to the client agent's stdin
@@ -150,18 +159,18 @@ class Plan:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "Plan":
+    def from_json(cls, text: str) -> Plan:
         d = json.loads(text)
         iface = lambda x: Interface(**x)  # noqa: E731
-        link = lambda l: Link(  # noqa: E731
-            path=l["path"], a=iface(l["a"]), b=iface(l["b"]), shaping=l["shaping"],
-            shaped_at={k: iface(v) for k, v in l["shaped_at"].items()}, emulator=[iface(e) for e in l["emulator"]],
-            routes=[Command(**c) for c in l["routes"]], burst=l["burst"], drop_packets=l["drop_packets"],
+        link = lambda x: Link(  # noqa: E731
+            path=x["path"], a=iface(x["a"]), b=iface(x["b"]), shaping=x["shaping"],
+            shaped_at={k: iface(v) for k, v in x["shaped_at"].items()}, emulator=[iface(e) for e in x["emulator"]],
+            routes=[Command(**c) for c in x["routes"]], burst=x["burst"], drop_packets=x["drop_packets"],
         )
         return cls(
             **d
             | {
-                "links": [link(l) for l in d["links"]],
+                "links": [link(x) for x in d["links"]],
                 "setup": [Command(**c) for c in d["setup"]],
                 "processes": [Process(**p) for p in d["processes"]],
                 "timeline": [
@@ -210,7 +219,7 @@ def _sysctls(sctp: Any) -> list[str]:
         writes += [rto_max] + ([rto_min] if rto_min else [])
     else:
         writes += ([rto_min] if rto_min else []) + ([rto_max] if rto_max else [])
-    simple = {
+    simple: dict[str, tuple[str, Callable[[Any], str]]] = {
         "rto_initial": ("net.sctp.rto_initial", ms),
         "path_max_retrans": ("net.sctp.path_max_retrans", str),
         "association_max_retrans": ("net.sctp.association_max_retrans", str),
@@ -290,7 +299,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     variation = draw_variation(experiment.vary, len(experiment.events), seed)
     start_ns = w.start + variation.get("start_offset_ns", 0)
     phases = variation.get("event_phase_ns", [0] * len(experiment.events))
-    events = [ev.model_copy(update={"at": ev.at + phase}) for ev, phase in zip(experiment.events, phases)]
+    events = [ev.model_copy(update={"at": ev.at + phase}) for ev, phase in zip(experiment.events, phases, strict=True)]
     configured = {name: {d: path.direction(d) for d in timeline.DIRECTIONS} for name, path in topo.paths.items()}
     steps = timeline.expand(events, configured, seed, start_ns + w.duration)
     fail_paths = {step.path for step in steps if step.kind in ("fail", "restore")}
@@ -438,7 +447,7 @@ def _action(step: timeline.Step, by_path: dict[str, Link], assoc: list[Associati
         verb = ["filter", "add" if step.kind == "fail" else "del", "dev"]
         tail = ["ingress", "pref", "1"] + (["matchall", "action", "drop"] if step.kind == "fail" else [])
         cmds = [Command("tc", [*verb, e.ifname, *tail], e.ns) for e in ends]
-        return TimedAction(step.at_ns, step.kind, step.path, cmds, confirm=[[e.ns, e.ifname] for e in ends], detail=detail)
+        return TimedAction(step.at_ns, action_kind(step.kind), step.path, cmds, confirm=[[e.ns, e.ifname] for e in ends], detail=detail)
     if step.kind == "degrade":
         assert step.direction is not None
         at = link.shaped_at[step.direction]
@@ -450,7 +459,7 @@ def _action(step: timeline.Step, by_path: dict[str, Link], assoc: list[Associati
     cmds = [Command("ip", ["link", "set", "dev", e.ifname, step.kind], e.ns) for e in ends]
     if step.kind == "up":
         cmds += link.routes
-    return TimedAction(step.at_ns, step.kind, step.path, cmds, confirm=[[e.ns, e.ifname] for e in ends], detail=detail)
+    return TimedAction(step.at_ns, action_kind(step.kind), step.path, cmds, confirm=[[e.ns, e.ifname] for e in ends], detail=detail)
 
 
 # statistic's counter wraps at --every; a pattern without a period must never repeat.
@@ -525,8 +534,8 @@ class _Network:
                            "nud", "permanent"], near.ns)
             for near, far in ((x, y), (y, x))
         ]
-        for command in neighbours:
-            self.ip[command.ns].append(command)
+        for command, near in zip(neighbours, (x, y), strict=True):
+            self.ip[near.ns].append(command)
         return neighbours
 
     def _shape(self, at: Interface, values: dict[str, Any]) -> None:

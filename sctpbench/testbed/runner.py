@@ -12,16 +12,18 @@ import json
 import platform
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
 from sctpbench import __version__
 from sctpbench.collectors import store
-from sctpbench.testbed import lastwords, metrics, plan as planning, stops
+from sctpbench.testbed import lastwords, metrics, stops
+from sctpbench.testbed import plan as planning
 from sctpbench.testbed.backends import netns, uml
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.spec import Experiment
@@ -77,8 +79,8 @@ def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path,
         if experiment.measure.calibrate:
             _calibrate(experiment, session, backend, agent, progress)
         for repetition in range(1, experiment.repeat + 1):
-            tag = f"[{repetition}/{experiment.repeat}]"
-            result = run_once(experiment, repetition, session.directory, backend, agent, lambda s: progress(f"{tag} {s}"))
+            result = run_once(experiment, repetition, session.directory, backend, agent,
+                              _tagged(progress, f"[{repetition}/{experiment.repeat}]"))
             session.runs.append(result)
             # A disturbed run finished and is kept out of the summary; only a failed one
             # (the testbed itself broke) stops the repetitions.
@@ -112,6 +114,10 @@ def _os_error(e: OSError, folder: Path) -> str:
     if stops.is_no_space(e):
         return stops.describe_no_space(folder)
     return f"{e.filename or folder}: {e.strerror}"
+
+
+def _tagged(progress: Progress, tag: str) -> Progress:
+    return lambda text: progress(f"{tag} {text}")
 
 
 def _calibrate(experiment: Experiment, session: Session, backend: str, agent: Path, progress: Progress) -> None:

@@ -10,15 +10,16 @@ from __future__ import annotations
 import copy
 import ipaddress
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
 
+from sctpbench.telemetry import credentials as influx_credentials
 from sctpbench.testbed import inputfile, selfcheck, shaping, timeline, units
 from sctpbench.testbed.errors import SpecError
-from sctpbench.telemetry import credentials as influx_credentials
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
 
@@ -109,7 +110,7 @@ class DropPattern(_Model):
     direction: Literal["forward", "reverse", "both"] = "both"
 
     @model_validator(mode="after")
-    def _within_period(self) -> "DropPattern":
+    def _within_period(self) -> DropPattern:
         if self.every is not None and self.positions[-1] > self.every:
             raise ValueError(f"position {self.positions[-1]} is beyond the period every: {self.every}")
         return self
@@ -120,8 +121,8 @@ class PathSpec(Shaping):  # type: ignore[misc,valid-type]
 
     between: tuple[Name, Name]
     drop_packets: DropPattern | None = None
-    forward: DirectionOverride | None = Field(default=None, description="first host to second host")
-    reverse: DirectionOverride | None = Field(default=None, description="second host to first host")
+    forward: DirectionOverride | None = Field(default=None, description="first host to second host")  # type: ignore[valid-type]
+    reverse: DirectionOverride | None = Field(default=None, description="second host to first host")  # type: ignore[valid-type]
 
     def merged(self, which: str) -> dict[str, Any]:
         """The direction's values as written: the path's, with the direction's overrides."""
@@ -161,7 +162,8 @@ class SctpParams(_Model):
     sack_freq: Annotated[int, Field(ge=1, le=INT_MAX)] | None = None
     nodelay: bool | None = None
     streams: Annotated[int, Field(ge=1, le=65535)] | None = None
-    rcvbuf: Annotated[Size, Field(ge=4096)] | None = Field(default=None, description="receive buffer (net.sctp.sctp_rmem default); the advertised window is about half")
+    rcvbuf: Annotated[Size, Field(ge=4096)] | None = Field(
+        default=None, description="receive buffer (net.sctp.sctp_rmem default); the advertised window is about half")
     sndbuf: Annotated[Size, Field(ge=4096)] | None = Field(default=None, description="send buffer (net.sctp.sctp_wmem default)")
 
 
@@ -220,7 +222,7 @@ class Event(_Model):
     dwell: tuple[Duration, Duration] | None = None
 
     @model_validator(mode="after")
-    def _one_action(self) -> "Event":
+    def _one_action(self) -> Event:
         given = [k for k in ACTIONS if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(f"an event needs exactly one of: {', '.join(ACTIONS)}")
@@ -310,7 +312,7 @@ class Influx(_Model):
     timeout: Annotated[Duration, Field(ge=100_000_000)] = 5_000_000_000
 
     @model_validator(mode="after")
-    def _v2_needs_org(self) -> "Influx":
+    def _v2_needs_org(self) -> Influx:
         if self.api == "v2" and not self.org:
             raise ValueError("api: v2 needs org: (and bucket:, default the database name)")
         return self
@@ -502,7 +504,7 @@ def apply_override(data: Any, key: tuple[str, ...], value: Any, text: str) -> No
         raise SpecError(f"{set_label(text)}: {shown_key(key[:-1])} is not a mapping")
 
 
-def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
+def load(path: str | Path, overrides: Sequence[str] = ()) -> Experiment:
     """Read, override, validate and cross-check an experiment file."""
     path = Path(path)
     file = str(path)
@@ -520,7 +522,7 @@ def load(path: str | Path, overrides: list[str] = ()) -> Experiment:
     try:
         experiment = Experiment.model_validate(data)
     except ValidationError as e:
-        raise SpecError(_describe(e.errors()[0], source)) from None
+        raise SpecError(_describe(dict(e.errors()[0]), source)) from None
     _check_references(experiment, source)
     _check_primary_addresses(experiment, source)
     experiment = _resolve_traces(experiment, path.parent, source)
@@ -598,7 +600,7 @@ PATTERN_HELP = {
     r"^[A-Za-z0-9][A-Za-z0-9_.-]*$": FILE_NAME_HELP,
 }
 # Fields whose pattern is owned elsewhere (the Influx model); worded by where they are.
-FIELD_HELP = {
+FIELD_HELP: dict[tuple[str, ...], str] = {
     ("influx", "url"): "an http:// or https:// base URL: scheme, host and optional port, no path, no credentials (e.g. http://127.0.0.1:8086)",
 }
 
@@ -707,11 +709,13 @@ def _check_step_count(ev: Event, end: int, fail: Any) -> None:
     if ev.action == "flap" and ev.period is not None and ev.count is None:
         steps = 2 * max(span, 0) // ev.period
         if steps > MAX_EVENT_STEPS:
-            fail("period", f"{units.format_duration(ev.period)} gives {steps} steps; allowed: at most {MAX_EVENT_STEPS} (a longer period, a count or an until)")
+            fail("period", f"{units.format_duration(ev.period)} gives {steps} steps; "
+                           f"allowed: at most {MAX_EVENT_STEPS} (a longer period, a count or an until)")
     if ev.action == "pingpong" and ev.dwell is not None:
         steps = max(span, 0) // ev.dwell[0]
         if steps > MAX_EVENT_STEPS:
-            fail("dwell", f"{units.format_duration(ev.dwell[0])} gives up to {steps} steps; allowed: at most {MAX_EVENT_STEPS} (a longer dwell or an until)")
+            fail("dwell", f"{units.format_duration(ev.dwell[0])} gives up to {steps} steps; "
+                          f"allowed: at most {MAX_EVENT_STEPS} (a longer dwell or an until)")
 
 
 def _check_primary_addresses(exp: Experiment, source: Source) -> None:
@@ -760,7 +764,7 @@ def _check_references(exp: Experiment, source: Source) -> None:
         fail(("topology", "hosts"), "'emu' is the emulator node's name; choose another host name")
     for name, path in exp.topology.paths.items():
         for which in ("forward", "reverse"):
-            _check_shaping(path, which, lambda key, detail: fail(("topology", "paths", name, key), detail))
+            _check_shaping(path, which, lambda key, detail, name=name: fail(("topology", "paths", name, key), detail))
     w = exp.workload
     for role in ("client", "server"):
         if getattr(w, role) not in hosts:
@@ -772,15 +776,17 @@ def _check_references(exp: Experiment, source: Source) -> None:
     assoc_paths = [n for n, p in exp.topology.paths.items() if set(p.between) == {w.client, w.server}]
     if not assoc_paths:
         fail(("workload",), f"no path joins {w.client} and {w.server}")
-    end = w.start + w.duration
-    if end > units.MAX_DURATION_NS:
+    workload_end = w.start + w.duration
+    if workload_end > units.MAX_DURATION_NS:
         # Blame the --set that moved the start, if one did; the duration's line otherwise.
-        fail(("workload", "start" if ("workload", "start") in source.overrides else "duration"), f"start + duration is {units.format_duration(end)}; allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
+        blamed = "start" if ("workload", "start") in source.overrides else "duration"
+        fail(("workload", blamed), f"start + duration is {units.format_duration(workload_end)}; "
+                                f"allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
     for i, ev in enumerate(exp.events):
         loc = ("events", str(i))
-        _check_step_count(ev, end, lambda key, detail: fail(loc + (key,), detail))
-        if ev.at > end:
-            fail(loc + ("at",), f"{units.format_duration(ev.at)} is after the workload ends ({units.format_duration(end)})")
+        _check_step_count(ev, workload_end, lambda key, detail, loc=loc: fail(loc + (key,), detail))
+        if ev.at > workload_end:
+            fail(loc + ("at",), f"{units.format_duration(ev.at)} is after the workload ends ({units.format_duration(workload_end)})")
         for name in ev.paths():
             if name not in exp.topology.paths:
                 fail(loc + (ev.action,), f"unknown path {name!r}; allowed: {', '.join(exp.topology.paths)}")

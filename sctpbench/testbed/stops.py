@@ -12,9 +12,9 @@ from __future__ import annotations
 import errno
 import os
 import signal
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 INTERRUPTED, TERMINATED, KILLED = "interrupted", "terminated", "orchestrator killed"
 NO_SPACE = "no space left on device"

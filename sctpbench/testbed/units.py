@@ -6,10 +6,9 @@ bytes) so that plans and metrics never carry float rounding of the input.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import math
 import re
+from collections.abc import Callable
 
 _NUMBER = r"(\d+(?:\.\d+)?|\.\d+)"
 
@@ -72,7 +71,7 @@ def _split(text: object, units: dict[str, int], help_text: str, what: str) -> tu
     return float(m.group(1)), units[unit]
 
 
-def _at_most(value: int, limit: int, text: object, what: str, why: str, fmt: "Callable[[int], str]") -> int:
+def _at_most(value: int, limit: int, text: object, what: str, why: str, fmt: Callable[[int], str]) -> int:
     if value > limit:
         raise ValueError(f"{shown(text)} is too large; allowed: {what} up to {fmt(limit)} ({why})")
     return value
@@ -148,7 +147,8 @@ def parse_message_rate(text: object) -> float:
     if value <= 0:
         raise ValueError(f"{shown(text)} is not a positive message rate; allowed: {MESSAGE_RATE_HELP}")
     if not MIN_MESSAGE_RATE <= value <= MAX_MESSAGE_RATE:
-        raise ValueError(f"{shown(text)} is out of range; allowed: {MIN_MESSAGE_RATE:g} to {MAX_MESSAGE_RATE:g} messages per second (the agent's --rate)")
+        raise ValueError(f"{shown(text)} is out of range; "
+                         f"allowed: {MIN_MESSAGE_RATE:g} to {MAX_MESSAGE_RATE:g} messages per second (the agent's --rate)")
     return value
 
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import median
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 from scipy.stats import binomtest

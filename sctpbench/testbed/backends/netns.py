@@ -26,9 +26,10 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import IO, Any, TextIO
 
 from sctpbench.testbed import stops
 from sctpbench.testbed.errors import BackendError
@@ -61,7 +62,7 @@ def _realtime_at(monotonic_ns: int) -> int:
 class LineReader:
     """Collects lines of a pipe in a thread, so the timeline never blocks on a read."""
 
-    def __init__(self, stream: TextIO, log: TextIO | None = None) -> None:
+    def __init__(self, stream: IO[str], log: TextIO | None = None) -> None:
         self.lines: queue.Queue[tuple[int, str | None]] = queue.Queue()
         self._log = log
         self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
@@ -262,7 +263,8 @@ class NetnsBackend:
             events.flush()
             if action.kind != "start":
                 detail = f" {action.detail}" if action.detail else ""
-                self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target}{detail} (lag {record['lag_ns'] / 1e6:.2f} ms)")
+                lag_ms = record["lag_ns"] / 1e6
+                self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target}{detail} (lag {lag_ms:.2f} ms)")
         self._wait_agents(t0)
 
     def _start(self, name: str, ns: str, argv: list[str], ready: str, merge_stderr: bool) -> None:
@@ -282,7 +284,7 @@ class NetnsBackend:
         if agent.out.wait_for(lambda line: line.startswith(ready), READY_TIMEOUT_S) is None:
             raise BackendError(f"{name} did not print '{ready}' within {READY_TIMEOUT_S:g} s; {self._why(agent)}")
 
-    def _apply(self, action: TimedAction, t0: int) -> dict[str, object]:
+    def _apply(self, action: TimedAction, t0: int) -> dict[str, Any]:
         scheduled = t0 + action.at_ns
         client = self.agents["client"]
         if action.kind == "start":

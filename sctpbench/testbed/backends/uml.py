@@ -23,8 +23,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO
 
 from sctpbench.testbed.backends import timetravel, uml_guardian, uml_kernel
 from sctpbench.testbed.errors import BackendError
@@ -152,7 +153,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
         shutil.rmtree(uml_dir, ignore_errors=True)
         uml_guardian.release(guardian, guardian_fd)
         _write_facts(run_dir, facts)
-    errors = [l.removeprefix("SB-ERROR ") for l in lines if l.startswith("SB-ERROR ")]
+    errors = [line.removeprefix("SB-ERROR ") for line in lines if line.startswith("SB-ERROR ")]
     if errors:
         raise BackendError(errors[-1].replace(" | ", "\n"))
     if "SB-EXIT 0" not in lines:

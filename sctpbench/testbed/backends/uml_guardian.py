@@ -119,7 +119,8 @@ def note_killed(run_dir: Path) -> None:
 
 def collect(run_dir: Path) -> None:
     """The records into tables and metrics, as `sctpbench run` would have; then the session's summary."""
-    from sctpbench.testbed import plan as planning, runner  # pyarrow: only after the guest is gone
+    from sctpbench.testbed import plan as planning  # pyarrow: only after the guest is gone
+    from sctpbench.testbed import runner
 
     plan = planning.Plan.from_json((run_dir / "plan.json").read_text())
     result = runner._end(run_dir, plan, stops.KILLED)
