@@ -72,3 +72,25 @@ def test_packet_driven_pattern_drops_exactly_the_configured_positions_every_run(
         assert check["ok"] and check["detail"].startswith("dropped DATA packets #5, #10, #11, #12, #40;"), check
         reverse = next(d for d in report["directions"] if (d["path"], d["direction"]) == ("primary", "reverse"))
         assert reverse["dropped"] == 0
+
+
+def test_hosts_with_any_names_are_verified_with_their_clock_and_blackhole(tmp_path: Path) -> None:
+    # The agents' records are named by role (records/server.rec), not by host: verify once
+    # looked for records/<server host>.rec, lost the clock relation and could not check blackholes.
+    experiment = tmp_path / "named.yaml"
+    experiment.write_text(
+        "name: named\n"
+        "topology:\n  hosts: [alpha, beta]\n  emulator: true\n  paths:\n"
+        "    one: {between: [alpha, beta], delay: 10ms}\n    two: {between: [alpha, beta], delay: 10ms}\n"
+        "sctp: {rto_initial: 200ms, rto_min: 200ms, rto_max: 400ms, path_max_retrans: 1, pf_enable: false, nodelay: true}\n"
+        "workload: {client: alpha, server: beta, rate: 50/s, duration: 3s}\n"
+        "events: [{at: 1s, fail: one}, {at: 2s, restore: one}]\n"
+        "measure: {capture: true}\n"
+    )
+    r = sctpbench("run", str(experiment), "--json", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    v = sctpbench("verify", json.loads(r.stdout)["runs"][0]["directory"], "--json")
+    report = json.loads(v.stdout)["runs"][0]
+    assert v.returncode == 0, report["failed"]
+    assert report["clock"] is not None
+    assert any(d["blackholes"] for d in report["directions"] if d["path"] == "one")

@@ -539,7 +539,8 @@ def verify_run(run_dir: Path) -> VerifyReport:
 
     server = plan.workload["server"]
     server_addresses = {e.address for link in plan.links for e in (link.a, link.b) if e.host == server}
-    t_rx = {r.seq: r.t_rx_ns for r in records.read(run_dir / "records" / f"{server}.rec").rx}
+    # The records are named by the agent's role, not by its host (hosts have any names).
+    t_rx = {r.seq: r.t_rx_ns for r in records.read(run_dir / "records" / "server.rec").rx}
     arriving = [p for (_, host), ps in packets.items() if host == server for p in ps if p.dst in server_addresses]
     clock = clock_relation((p for ps in packets.values() for p in ps), arriving, t_rx)
     events = _events(run_dir)
