@@ -216,11 +216,27 @@ def host_facts(backend: str) -> dict[str, str]:
     return {
         "backend": backend,
         "sctpbench": __version__,
+        # Virtual-time results repeat within one version of what runs in the guest: say which.
+        "sctpbench_commit": _commit(),
         "python": platform.python_version(),
         "host_kernel": platform.release(),
         "user_mode_linux": _package_version("user-mode-linux") if backend == "uml" else "",
         "lksctp": _package_version("libsctp1"),
     }
+
+
+def _commit() -> str:
+    """The checkout's commit, with "+changes" when it has uncommitted ones; "" outside git."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if head.returncode != 0:
+        return ""
+    return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
 
 
 def _package_version(package: str) -> str:
