@@ -1,5 +1,5 @@
 """The `sctpbench` command: run, plan, check, verify, trace, campaign, report, push,
-influx, dashboards.
+influx, dashboards, schema.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
 was built, also a results folder that cannot be written), 130 interrupted (Ctrl-C), 143
@@ -91,6 +91,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--png", type=Path, metavar="DIR", help="also write every figure as a PNG into DIR")
     from sctpbench.campaign import command as campaign_command
     campaign_command.add_parser(sub)
+    schema = sub.add_parser("schema", help="print the JSON Schema of experiment, campaign or topology files (for editors)")
+    schema.add_argument("kind", nargs="?", choices=["experiment", "campaign", "topology"], default="experiment")
     return parser
 
 
@@ -453,6 +455,15 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise SpecError(f"{args.out or args.path / 'report.html'}: cannot write: {e.strerror}; allowed: a file you can write") from None
     print(f"report: {page}" + (f" ({len(pngs)} PNG in {args.png})" if args.png else ""))
     return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from sctpbench import fileschema
+
+    sys.stdout.write(fileschema.render(args.kind))
+    return EXIT_OK
+
+
 def cmd_campaign(args: argparse.Namespace) -> int:
     from sctpbench.campaign import command as campaign_command
 
@@ -552,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify,
                 "push": cmd_push, "influx": cmd_influx, "dashboards": cmd_dashboards, "report": cmd_report,
-                "campaign": cmd_campaign}
+                "campaign": cmd_campaign, "schema": cmd_schema}
     try:
         return handlers[args.command](args)
     except SpecError as e:

@@ -58,8 +58,8 @@ class Budget(_Model):
 
     metric: MetricName  # type: ignore[valid-type]
     stat: Literal[STATS] = "mean"  # type: ignore[valid-type]
-    max: str | int | float | None = None
-    min: str | int | float | None = None
+    max: str | int | float | None = Field(default=None, description="upper limit: a duration (500ms) for *_ms metrics, else a count")
+    min: str | int | float | None = Field(default=None, description="lower limit: a duration for *_ms metrics, else a count")
 
     @model_validator(mode="after")
     def _one_limit(self) -> Budget:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, create_model, model_validator
 
 from sctpbench.telemetry import credentials as influx_credentials
 from sctpbench.testbed import inputfile, selfcheck, shaping, timeline, units
@@ -23,19 +23,29 @@ from sctpbench.testbed.errors import SpecError
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
 
-Duration = Annotated[int, BeforeValidator(units.parse_duration)]
-Delay = Annotated[int, BeforeValidator(units.parse_delay)]
-Jitter = Annotated[int, BeforeValidator(units.parse_jitter)]
+# A quantity's JSON Schema is its written form (`10ms`), not the integer it becomes, or an
+# editor would refuse every valid file; sctpbench/fileschema.py puts the syntax for KIND
+# where `{WRITTEN: KIND}` stands. Bounds stay the loader's (they depend on the unit).
+WRITTEN = "x-sctpbench-written"
+
+
+def _written(kind: str) -> WithJsonSchema:
+    return WithJsonSchema({WRITTEN: kind})
+
+
+Duration = Annotated[int, BeforeValidator(units.parse_duration), _written("duration")]
+Delay = Annotated[int, BeforeValidator(units.parse_delay), _written("duration")]
+Jitter = Annotated[int, BeforeValidator(units.parse_jitter), _written("duration")]
 # The kernel's SCTP timer sysctls (rto_initial, rto_max, hb_interval) allow at most one day.
 Timer = Annotated[Duration, Field(le=86_400_000_000_000)]
 INT_MAX = 2**31 - 1  # the kernel's retransmission counters are int
 U32_MAX = 2**32 - 1  # tc's queue limits
 # A name becomes part of folder names (NAME-TIMESTAMP/…): well below the file system's 255 bytes.
 MAX_NAME_CHARS = 100
-Rate = Annotated[int, BeforeValidator(units.parse_rate)]
-Size = Annotated[int, BeforeValidator(units.parse_size)]
-Percent = Annotated[float, BeforeValidator(units.parse_percent)]
-MessageRate = Annotated[float, BeforeValidator(units.parse_message_rate)]
+Rate = Annotated[int, BeforeValidator(units.parse_rate), _written("rate")]
+Size = Annotated[int, BeforeValidator(units.parse_size), _written("size")]
+Percent = Annotated[float, BeforeValidator(units.parse_percent), _written("percent")]
+MessageRate = Annotated[float, BeforeValidator(units.parse_message_rate), _written("message_rate")]
 NAME_PATTERN = r"^[a-z][a-z0-9]{0,9}$"
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
 NAME_HELP = "lower-case letters and digits, starting with a letter, at most 10 characters"
@@ -79,10 +89,17 @@ def _shaping_fields(optional: bool) -> dict[str, Any]:
     return fields
 
 
-QueueBytes = Annotated[int | Literal["bdp"], BeforeValidator(lambda v: v if v == "bdp" else units.parse_size(v))]
+QueueBytes = Annotated[int | Literal["bdp"], BeforeValidator(lambda v: v if v == "bdp" else units.parse_size(v)),
+                      WithJsonSchema({"anyOf": [{"const": "bdp"}, {WRITTEN: "size"}]})]
 
 Shaping = create_model("Shaping", __base__=_Model, __doc__="What one direction of a path does to packets.", **_shaping_fields(False))
-DirectionOverride = create_model("DirectionOverride", __base__=_Model, **_shaping_fields(True))
+DirectionOverride = create_model("DirectionOverride", __base__=_Model, __doc__="Shaping values that replace the path's; unset keys keep them.",
+                                 **_shaping_fields(True))
+
+
+# As written: numbers from 1 and ranges; whether a range runs upwards is the loader's to judge.
+POSITIONS_SCHEMA = {"type": "array", "minItems": 1, "items": {"anyOf": [
+    {"type": "integer", "minimum": 1}, {"type": "string", "pattern": r"^\s*[0-9]+(-[0-9]+)?\s*$"}]}}
 
 
 def _positions(value: object) -> list[int]:
@@ -104,7 +121,8 @@ def _positions(value: object) -> list[int]:
 class DropPattern(_Model):
     """Packet-driven loss on the emulator: drop exactly these packets of a direction's flow."""
 
-    positions: Annotated[list[int], BeforeValidator(_positions)] = Field(description="1-based packet numbers and ranges")
+    positions: Annotated[list[int], BeforeValidator(_positions), WithJsonSchema(POSITIONS_SCHEMA)] = Field(
+        description="1-based packet numbers and ranges like '10-12'")
     every: Annotated[int, Field(ge=2)] | None = Field(default=None, description="repeat the pattern every N packets")
     data_only: bool = Field(default=False, description="count and drop only packets carrying SCTP DATA")
     direction: Literal["forward", "reverse", "both"] = "both"

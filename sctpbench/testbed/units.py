@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 _NUMBER = r"(\d+(?:\.\d+)?|\.\d+)"
 
@@ -24,6 +24,22 @@ RATE_HELP = "a number with a unit bit, kbit, mbit, gbit (bits/s) or bps, kbps, m
 SIZE_HELP = "a number of bytes, optionally with a unit B, KB, KiB, MB, MiB (e.g. 200B)"
 PERCENT_HELP = "a percentage from 0 to 100 (e.g. 1% or 0.5)"
 MESSAGE_RATE_HELP = "messages per second, as a number or with /s (e.g. 50/s)"
+
+
+def _unit_regex(names: Iterable[str]) -> str:
+    """The units as a regex without flags (JSON Schema has none): `ms` → `[mM][sS]`, since
+    the parser lowercases the unit."""
+    return "(" + "|".join("".join(f"[{c}{c.upper()}]" for c in name) for name in names) + ")"
+
+
+# The written forms the parsers accept, as JSON Schema patterns (ECMA-262 and Python alike;
+# [0-9] because Python's \d also takes other scripts' digits). Magnitudes are the parsers' to judge.
+_NUMBER_FORM = r"([0-9]+(\.[0-9]+)?|\.[0-9]+)"
+DURATION_PATTERN = rf"^\s*{_NUMBER_FORM}\s*{_unit_regex(_DURATION_UNITS)}\s*$"
+RATE_PATTERN = rf"^\s*{_NUMBER_FORM}\s*{_unit_regex(_RATE_UNITS)}\s*$"
+SIZE_PATTERN = rf"^\s*{_NUMBER_FORM}\s*{_unit_regex(_SIZE_UNITS)}?\s*$"
+PERCENT_PATTERN = rf"^\s*{_NUMBER_FORM}\s*%?\s*$"
+MESSAGE_RATE_PATTERN = rf"^\s*{_NUMBER_FORM}\s*(/s)?\s*$"
 
 # Bounds where the agent, tc, netem or the kernel would refuse (or silently change) a value,
 # so that a run fails here rather than after the guest has booted.
