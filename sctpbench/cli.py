@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from sctpbench.outputs import destination
 from sctpbench.testbed import capabilities, clock, inputfile, spec, stops
 from sctpbench.testbed import plan as planning
+from sctpbench.testbed.backends import registry
 from sctpbench.testbed.errors import SpecError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
@@ -35,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="override a dotted key of the file, e.g. sctp.rto_min=200ms (repeatable)")
     run.add_argument("--repeat", type=int, help="number of repetitions (overrides repeat:)")
     run.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: ./results)")
-    run.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
+    _backend_option(run)
     run.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     run.add_argument("--influx", metavar="URL", help="stream telemetry live to this InfluxDB (same as --set influx.url=URL)")
     _influx_dir_option(run)
@@ -45,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     plan.add_argument("--repetition", type=int, default=1)
     plan.add_argument("--json", action="store_true", help="print the plan as JSON")
+    _backend_option(plan, "whose commands to print (default: the one `run` would take here, else netns)")
 
     check = sub.add_parser("check", help="what this machine can run, and why not")
     check.add_argument("--calibrate", type=Path, metavar="FILE",
@@ -52,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     check.add_argument("--tolerance", type=float, default=5.0, help="allowed error in %% (default 5)")
     check.add_argument("--out", type=Path, default=Path("results"))
-    check.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
+    _backend_option(check)
     check.add_argument("--json", action="store_true")
 
     trace = sub.add_parser("trace", help="convert traces to sctpbench's time-value format")
@@ -94,6 +96,10 @@ def _parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="print the JSON Schema of experiment, campaign or topology files (for editors)")
     schema.add_argument("kind", nargs="?", choices=["experiment", "campaign", "topology"], default="experiment")
     return parser
+
+
+def _backend_option(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    p.add_argument("--backend", choices=capabilities.backend_choices(), default=capabilities.AUTO, help=help)
 
 
 def _influx_target_options(p: argparse.ArgumentParser) -> None:
@@ -152,7 +158,14 @@ def _load(args: argparse.Namespace) -> spec.Experiment:
 def cmd_plan(args: argparse.Namespace) -> int:
     experiment = _load(args)
     p = planning.build(experiment, args.repetition, str(capabilities.agent_path()))
-    sys.stdout.write(p.to_json() + "\n" if args.json else p.render())
+    if args.json:  # the plan itself is the same on every backend
+        sys.stdout.write(p.to_json() + "\n")
+        return EXIT_OK
+    name = args.backend
+    if name == capabilities.AUTO:
+        # A plan can be read where nothing can run it: the first backend's commands then.
+        name = capabilities.choose_backend(name)[0] or registry.names()[0]
+    sys.stdout.write(registry.get(name).render(p, "$RUN"))
     return EXIT_OK
 
 

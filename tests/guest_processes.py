@@ -1,20 +1,14 @@
-"""Which User-Mode Linux guests are running, for tests that check nothing is left behind."""
+"""Which User-Mode Linux guests are running, for tests that check nothing is left behind.
+
+The uml backend finds them (uml_guests.py): only it knows how a guest is named."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from sctpbench.testbed.backends import uml_guests
 
 
-def guests(umid_prefixes: tuple[bytes, ...] = (b"umid=sb-",)) -> set[int]:
-    """Process ids of UML kernel processes (Debian's linux.uml or the project's own kernel,
-    both booted with the host filesystem as root) whose command line carries a umid prefix."""
-    pids = set()
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmdline = (proc / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"rootfstype=hostfs" in cmdline and any(p in cmdline for p in umid_prefixes):
-                pids.add(int(proc.name))
-    return pids
+def guests(run_ids: tuple[str, ...] | None = None, owner_pid: int | None = None) -> set[int]:
+    """Process ids of sctpbench's guests: all of them, or those of these runs (booted by owner_pid)."""
+    if run_ids is None:
+        return uml_guests.pids()
+    return set().union(*(uml_guests.pids(run_id, owner_pid) for run_id in run_ids))

@@ -25,6 +25,7 @@ import pytest
 from sctpbench.collectors import records
 from sctpbench.testbed import plan as planning
 from sctpbench.testbed import selfcheck, spec
+from sctpbench.testbed.backends import uml_guests
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest
@@ -59,22 +60,18 @@ def _finish(proc: subprocess.Popen[str]) -> tuple[dict[str, Any], str]:
     return json.loads(stdout), stderr
 
 
-def _guest_kernels(umid_prefix: str) -> set[int]:
-    """The guest's kernel process: the one with our umid that leads its process group.
+def _guest_kernels(run_id: str) -> set[int]:
+    """The guest's kernel process: the one of the run's guest processes that leads its process group.
 
     Only the kernel is stopped: its user processes are ptrace children that wait for it
     anyway, and a SIGCONT sent to them directly is taken for a fault and kills them.
     """
     kernels = set()
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
+    for pid in uml_guests.pids(run_id):
         try:
-            argv = (proc / "cmdline").read_bytes().split(b"\0")
-            pid = int(proc.name)
-            if any(a.startswith(umid_prefix.encode()) for a in argv) and os.getpgid(pid) == pid:
+            if os.getpgid(pid) == pid:
                 kernels.add(pid)
-        except (OSError, ProcessLookupError):
+        except ProcessLookupError:
             continue
     return kernels
 
@@ -122,7 +119,7 @@ def _stopped_run(tmp_path: Path, clock: str) -> tuple[dict[str, Any], str]:
         # Into the workload, before the event at 3.5 s; virtual time runs ahead of the
         # wall clock, so there the guest is stopped as soon as the client started.
         time.sleep(1.0 if clock == "real" else 0.0)
-        kernels = _guest_kernels(f"umid=sb-{run_id[:8]}-")
+        kernels = _guest_kernels(run_id)
         assert kernels, "no guest kernel process found"
         for pid in kernels:
             os.kill(pid, signal.SIGSTOP)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sctpbench.campaign import expand, spec
+from sctpbench.testbed import capabilities
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -30,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--retries", type=int, metavar="N",
                      help="run a disturbed run again at most N times (default: the file's disturbed_retries, 2)")
     run.add_argument("--dry-run", action="store_true", help="list the runs in order, with what is already done")
-    run.add_argument("--backend", choices=["auto", "uml", "netns"], default="auto")
+    run.add_argument("--backend", choices=capabilities.backend_choices(), default=capabilities.AUTO)
     compare = csub.add_parser("compare", help="compare a campaign with a baseline; exit 1 on regression")
     compare.add_argument("new", type=Path, help="campaign folder (or its campaign.parquet)")
     compare.add_argument("baseline", type=Path)
@@ -51,7 +52,6 @@ def _positive(name: str, value: int | None) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from sctpbench.campaign import execute
-    from sctpbench.testbed import capabilities
 
     _positive("--parallel", args.parallel)
     _positive("--max-runs", args.max_runs)

@@ -37,6 +37,7 @@ from sctpbench import __version__
 from sctpbench.campaign import table
 from sctpbench.campaign.expand import Run
 from sctpbench.campaign.spec import Loaded
+from sctpbench.testbed.backends import registry
 from sctpbench.testbed.errors import SpecError
 from sctpbench.testbed.spec import Experiment
 
@@ -236,7 +237,7 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
             for sentinel in ready:
                 p, run, started = active.pop(cast(int, sentinel))  # wait() gives back the sentinels it was given
                 p.join()
-                _kill_guest(run, p.pid)
+                _reap(backend, run, p.pid)
                 seconds = time.monotonic() - started
                 durations.append(seconds)
                 summary = table.run_summary(run_dir(campaign_dir, run))
@@ -266,7 +267,7 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
     except KeyboardInterrupt:
         outcome.interrupted = True
         outcome.left += len(queue) + len(active)
-        _stop(active, stopping, progress)
+        _stop(active, stopping, backend, progress)
         for _, run, _started in active.values():
             log.write("end", run_key=run.run_key, status="interrupted")
     finally:
@@ -291,26 +292,15 @@ def _start(context: Any, run: Run, directory: Path, backend: str, agent: Path, s
     return p
 
 
-def _kill_guest(run: Run, worker_pid: int | None) -> None:
-    """A guest that outlived its worker (an interrupt can land while the guest is being
-    started, before the backend holds it): the uml backend names it sb-<run id>-<worker
-    pid> and starts it in its own session."""
-    umid_arg = f"umid=sb-{run.run_key[:8]}-{worker_pid}"
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            argv = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if umid_arg.encode() in argv:
-            try:
-                os.killpg(os.getpgid(int(proc.name)), signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+def _reap(backend: str, run: Run, worker_pid: int | None) -> None:
+    """What a worker left running when it ended (an interrupt can land while a guest is
+    being started, before the backend holds it): the backend knows how to find it."""
+    if worker_pid is not None:
+        registry.get(backend).reap(run.run_key, worker_pid)
 
 
-def _stop(active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]], stopping: Any, progress: Progress) -> None:
+def _stop(active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]], stopping: Any, backend: str,
+          progress: Progress) -> None:
     """One SIGINT to every worker; wait for each guest's teardown; kill only a hung worker."""
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not abandon the workers
     try:
@@ -326,6 +316,6 @@ def _stop(active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, floa
                 progress(f"{run.run_key}: the worker did not stop; killing it and its guest")
                 p.kill()
                 p.join()
-            _kill_guest(run, p.pid)
+            _reap(backend, run, p.pid)
     finally:
         signal.signal(signal.SIGINT, previous)

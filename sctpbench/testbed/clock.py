@@ -7,6 +7,8 @@ paced    virtual time that never runs ahead of the wall clock (`time-travel=ext:
          the project's scheduler): the same results as virtual, watchable live.
 real     the host's clock: the only one on a real host (the netns backend), where the
          run's timing self-check is what protects the results.
+
+Which of them a backend can give here is the backend's to say (`clocks`, `available(clock)`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sctpbench.testbed.backends import uml_kernel
+from sctpbench.testbed.backends import registry
 from sctpbench.testbed.errors import SpecError
 
 VIRTUAL_CLOCKS = ("virtual", "paced")
@@ -36,20 +38,13 @@ def for_backend(experiment: Any, backend: str, source: str) -> Decision:
     clock = experiment.clock
     if clock not in VIRTUAL_CLOCKS:
         return Decision(experiment, "")
-    why = _unavailable(backend)
-    if not why:
+    ok, why = registry.get(backend).available(clock)
+    if ok:
         return Decision(experiment, "")
     if asked:
         raise SpecError(f"{source}: clock: {clock!r} is not available here: {why}; allowed: real")
     real = experiment.model_copy(update={"clock": "real"})
     return Decision(real, f"clock real: virtual time is not available ({why})")
-
-
-def _unavailable(backend: str) -> str:
-    if backend != "uml":
-        return f"the {backend} backend runs on the host's own clock"
-    kernel, why = uml_kernel.find(need_time_travel=True)
-    return "" if kernel is not None else why
 
 
 def repetition_note(experiment: Any) -> str:

@@ -24,7 +24,8 @@ from sctpbench import __version__
 from sctpbench.collectors import store
 from sctpbench.testbed import lastwords, metrics, stops
 from sctpbench.testbed import plan as planning
-from sctpbench.testbed.backends import netns, uml
+from sctpbench.testbed.backends import registry
+from sctpbench.testbed.backends.base import installed_version
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.spec import Experiment
 
@@ -142,6 +143,7 @@ def run_once(experiment: Experiment, repetition: int, session: Path, backend: st
 def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str, agent: Path, progress: Progress) -> dict[str, Any]:
     """One repetition into run_dir (which must not hold a run yet); returns its result."""
     p = planning.build(experiment, repetition, str(agent))
+    chosen = registry.get(backend)
     (run_dir / "records").mkdir(parents=True)
     lastwords.reserve(run_dir)
     started = time.monotonic()
@@ -150,13 +152,10 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     error: str | None = None
     try:
         (run_dir / "plan.json").write_text(p.to_json())
-        (run_dir / "plan.sh").write_text(p.render(str(run_dir)))
+        (run_dir / "plan.sh").write_text(chosen.render(p, str(run_dir)))
         (run_dir / "host.json").write_text(json.dumps(host_facts(backend), indent=2) + "\n")
         stream = _start_stream(experiment, run_dir, report)
-        if backend == "uml":
-            uml.run_plan(p, run_dir, report)
-        else:
-            netns.run_plan(p, run_dir, report)
+        chosen.run_plan(p, run_dir, report)
     except BackendError as e:
         error = str(e)
     except OSError as e:  # the run folder's own files: a full or vanished results folder
@@ -220,8 +219,8 @@ def host_facts(backend: str) -> dict[str, str]:
         "sctpbench_commit": _commit(),
         "python": platform.python_version(),
         "host_kernel": platform.release(),
-        "user_mode_linux": _package_version("user-mode-linux") if backend == "uml" else "",
-        "lksctp": _package_version("libsctp1"),
+        **registry.get(backend).host_facts(),
+        "lksctp": installed_version("libsctp1"),
     }
 
 
@@ -237,11 +236,6 @@ def _commit() -> str:
     if head.returncode != 0:
         return ""
     return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
-
-
-def _package_version(package: str) -> str:
-    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else "unknown"
 
 
 def _note_status(run_dir: Path, error: str) -> None:

@@ -4,13 +4,7 @@ Runs as root, either on a host whose kernel has SCTP and netem or as the workloa
 User-Mode Linux guest (see uml.py). Standard library only, because the guest's process
 start is slow and every import counts.
 
-Files written into the run folder (all times CLOCK_MONOTONIC ns, the agents' clock):
-  records/{server,client}.rec   agent records (see workloads/agent/RECORDS.md)
-  records/{server,client}.stderr
-  events.jsonl                  timeline actions: scheduled, issued and applied times
-  kernel.json                   sysctls read back per namespace, kernel HZ
-  versions.json                 kernel, iproute2, agent revision
-  backend.json                  status: ok, error, t0 (and its wall-clock time, t0_realtime_ns)
+The files it leaves in the run folder, and their content, are listed in contract.py.
 """
 
 from __future__ import annotations
@@ -23,6 +17,7 @@ import queue
 import re
 import select
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -32,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from sctpbench.testbed import stops
+from sctpbench.testbed.backends.base import Check
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.plan import Command, Plan, TimedAction
 
@@ -491,3 +487,62 @@ def _write_status(run_dir: Path, status: dict[str, object]) -> None:
 
 def _raise_interrupt(signum: int, frame: object) -> None:
     raise stops.Terminated
+
+
+IPPROTO_SCTP = 132
+
+
+def host_sctp() -> Check:
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_SCTP).close()
+    except OSError as e:
+        return Check("host kernel SCTP", False, f"socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP): {e.strerror}")
+    return Check("host kernel SCTP", True, "socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP) works")
+
+
+def host_netem() -> Check:
+    release = os.uname().release
+    if Path("/sys/module/sch_netem").exists():
+        return Check("host netem", True, "sch_netem loaded")
+    r = subprocess.run(["modprobe", "-n", "sch_netem"], capture_output=True, text=True) if _which("modprobe") else None
+    if r is not None and r.returncode == 0:
+        return Check("host netem", True, "sch_netem can be loaded")
+    return Check("host netem", False, f"no sch_netem module for kernel {release}")
+
+
+def host_root() -> Check:
+    return Check("root on the host", os.geteuid() == 0, "needed by the netns backend to create namespaces")
+
+
+def _which(cmd: str) -> bool:
+    return any((Path(d) / cmd).exists() for d in os.environ.get("PATH", "/usr/sbin:/usr/bin").split(":"))
+
+
+class Netns:
+    """The netns backend as the registry knows it (base.Backend)."""
+
+    name = "netns"
+    clocks = ("real",)
+
+    def checks(self) -> list[Check]:
+        return [host_sctp(), host_netem(), host_root()]
+
+    def available(self, clock: str | None = None) -> tuple[bool, str]:
+        if clock is not None and clock not in self.clocks:
+            return False, "the netns backend runs on the host's own clock"
+        missing = "; ".join(f"{c.name}: {c.detail}" for c in self.checks() if not c.ok)
+        return (False, f"needs host kernel SCTP, netem and root: {missing}") if missing else (True, "")
+
+    def run_plan(self, plan: Plan, run_dir: Path, report: Report) -> None:
+        run_plan(plan, run_dir, report)
+
+    def render(self, plan: Plan, run_dir: str) -> str:
+        return plan.render(run_dir)
+
+    def host_facts(self) -> dict[str, str]:
+        return {}
+
+    def reap(self, run_id: str, owner_pid: int) -> None:
+        # Namespaces a killed run created keep their names (sb-<run id>-<host>), but a
+        # namespace of that name may be another live run's: left for a person to remove.
+        pass

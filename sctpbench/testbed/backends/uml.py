@@ -27,7 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from sctpbench.testbed.backends import timetravel, uml_guardian, uml_kernel
+from sctpbench.testbed.backends import timetravel, uml_guardian, uml_guests, uml_kernel
+from sctpbench.testbed.backends.base import Check, Report, installed_version
 from sctpbench.testbed.errors import BackendError
 from sctpbench.testbed.plan import Plan
 
@@ -50,11 +51,6 @@ TIME_TRAVEL = {"virtual": ["time-travel=inf-cpu", "time-travel-start={start}"],
                "paced": ["time-travel=ext:1:{socket}"], "real": []}
 SCHEDULER = {"virtual": "inf-cpu (the guest's own)", "paced": "sctpbench calendar (timetravel.py), paced by the wall clock",
              "real": "none (the host's clock)"}
-
-
-def available() -> tuple[bool, str]:
-    kernel, why = uml_kernel.find(need_time_travel=False)
-    return (True, kernel.describe()) if kernel else (False, why)
 
 
 def deadline_s(plan: Plan) -> float:
@@ -118,7 +114,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
     expose = exposed_paths(_agent(plan))
     _check_paths([run_dir, *expose])
     uml_dir = Path(tempfile.mkdtemp(prefix="sctpbench-uml-"))
-    umid = f"sb-{plan.run_id[:8]}-{os.getpid()}"
+    umid = uml_guests.guest_id(plan.run_id, os.getpid())
     report(f"booting the guest ({kernel.origin} kernel {kernel.release}, {plan.clock} clock)")
     socket_path = uml_dir / "calendar.sock"
     start = time.time_ns() - wall_offset_ns(plan)
@@ -239,3 +235,36 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         pass
     if proc.stdout:
         proc.stdout.close()
+
+
+class Uml:
+    """The uml backend as the registry knows it (base.Backend)."""
+
+    name = "uml"
+    clocks = tuple(TIME_TRAVEL)
+
+    def checks(self) -> list[Check]:
+        ok, detail = self.available()
+        return [Check("User-Mode Linux guest", ok, detail)]
+
+    def available(self, clock: str | None = None) -> tuple[bool, str]:
+        if clock is not None and clock not in self.clocks:
+            return False, f"the uml backend has no {clock} clock"
+        # Debian's kernel serves the real clock; the virtual ones need the project's own.
+        kernel, why = uml_kernel.find(need_time_travel=clock not in (None, "real"))
+        return (True, kernel.describe()) if kernel else (False, why)
+
+    def run_plan(self, plan: Plan, run_dir: Path, report: Report) -> None:
+        run_plan(plan, run_dir, report)
+
+    def render(self, plan: Plan, run_dir: str) -> str:
+        # The guest runs exactly the netns backend's commands; only how it boots is added.
+        return (f"# uml backend: these commands run as root inside a User-Mode Linux guest that sctpbench boots "
+                f"({plan.clock} clock; its command line is in guest.json)\n" + plan.render(run_dir))
+
+    def host_facts(self) -> dict[str, str]:
+        return {"user_mode_linux": installed_version("user-mode-linux")}
+
+    def reap(self, run_id: str, owner_pid: int) -> None:
+        # A guest started just before its owner was killed may not have its guardian yet.
+        uml_guests.kill(run_id, owner_pid)

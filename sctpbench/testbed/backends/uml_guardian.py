@@ -36,6 +36,7 @@ import traceback
 from pathlib import Path
 
 from sctpbench.testbed import lastwords, stops
+from sctpbench.testbed.backends import uml_guests
 
 DONE = b"done\n"
 
@@ -75,29 +76,6 @@ def _wait(fd: int) -> bool:
     while chunk := os.read(fd, 64):
         said += chunk
     return DONE in said
-
-
-def guest_pids(umid: str) -> list[int]:
-    """The guest's kernel processes, by the umid on their command line."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            argv = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if f"umid={umid}".encode() in argv:
-            pids.append(int(proc.name))
-    return pids
-
-
-def kill_guest(umid: str) -> None:
-    for pid in guest_pids(umid):
-        try:
-            os.killpg(os.getpgid(pid), signal.SIGKILL)  # the guest's session: kernel and helpers
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def note_killed(run_dir: Path) -> None:
@@ -145,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is sctpbench's to handle
     if _wait(args.fd):
         return 0
-    kill_guest(args.umid)
+    uml_guests.kill_umid(args.umid)
     shutil.rmtree(args.uml_dir, ignore_errors=True)
     try:
         # Only now a log: a guardian that had nothing to do leaves nothing behind.

@@ -1,0 +1,75 @@
+"""What a backend leaves in a run folder: the one place this is written down.
+
+Every backend leaves the same files, so the collectors, telemetry, verify and reports read
+a run the same way whatever ran it. The orchestrator (runner.py) writes plan.json, plan.sh,
+host.json before the backend starts and summary.json, the tables and telemetry files
+after it (README, "Results"); everything in between is the backend's, listed here with its
+one writer. Times are CLOCK_MONOTONIC nanoseconds of the kernel the agents run on.
+
+`python -m sctpbench.testbed.backends.contract` prints the table.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RunFile:
+    name: str  # relative to the run folder; <x> stands for any name
+    writer: str
+    content: str
+    required: bool = True  # every run that finished leaves it; the others only where they apply
+
+    @property
+    def pattern(self) -> str:
+        """The name as a glob pattern."""
+        return re.sub(r"<[^>]+>", "*", self.name)
+
+
+FILES: tuple[RunFile, ...] = (
+    RunFile("backend.json", "the backend (netns.py: run_plan)",
+            "how the run ended: ok (true, false; null while running), error (the backend's words), t0_ns (the "
+            "timeline's zero) and t0_realtime_ns (its wall-clock time, for telemetry). Only where the backend "
+            "could not say it does another amend ok and error: the runner (a full disk) and the uml guardian "
+            "(\"orchestrator killed\")"),
+    RunFile("events.jsonl", "the backend (netns.py: NetnsBackend.run)",
+            "one line per timeline action: kind, target, detail, direction, at_ns, scheduled_ns, issued_ns, "
+            "applied_ns, lag_ns"),
+    RunFile("kernel.json", "the backend (netns.py: NetnsBackend.build)",
+            "what is in force, read back after building: net.sctp.* sysctls per host, kernel-wide socket "
+            "buffers, qdiscs per host, the kernel's HZ (measured)"),
+    RunFile("versions.json", "the backend (netns.py: NetnsBackend.build)",
+            "the endpoints' kernel (release, version, config sha256, time travel), machine, iproute2, the agent's "
+            "--version"),
+    RunFile("records/<process>.rec", "the agents the backend starts (workloads/agent)",
+            "agent records, one per endpoint process (workloads/agent/RECORDS.md)"),
+    RunFile("records/<process>.stdout", "the backend (netns.py: NetnsBackend._start)",
+            "each process's standard output: its ready line and its answers to timeline commands"),
+    RunFile("records/<process>.stderr", "the backend (netns.py: NetnsBackend._start)",
+            "each agent's standard error, where its error messages come from"),
+    RunFile("captures/<path>-<host>.pcap", "tcpdump, started by the backend", "packets per path and end, when "
+            "measure.capture is on", required=False),
+    RunFile("<tool>-<namespace>.log", "the backend (netns.py: BatchSession)",
+            "the output of the tc/ip batch kept open per namespace for timeline events", required=False),
+    RunFile("guest.json", "the uml backend (uml.py: run_plan)",
+            "the guest as booted: kernel, origin, release, config sha256, time travel, clock, scheduler, command "
+            "line; at the end its wall time and, on the paced clock, the calendar's statistics", required=False),
+    RunFile("console.log", "the uml backend (uml.py: run_plan)", "the guest's console", required=False),
+    RunFile("guardian.log", "the uml guardian (uml_guardian.py)",
+            "only when sctpbench died without tearing the guest down: what the guardian did", required=False),
+)
+
+
+def render() -> str:
+    width = max(len(f.name) for f in FILES)
+    lines = []
+    for f in FILES:
+        lines.append(f"{f.name:<{width}}  {f.writer}{'' if f.required else ' (when it applies)'}")
+        lines.append(f"{'':<{width}}    {f.content}")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(render(), end="")

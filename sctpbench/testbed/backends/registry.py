@@ -1,0 +1,27 @@
+"""The backends by name: the one list the command line, `check`, the clock choice, the
+runner and campaigns take them from.
+
+Order is preference: `--backend auto` takes the first that is available here, so a host
+that can run the experiment on its own kernel (netns) does, and the guest (uml) serves
+everywhere else. A new backend is a module beside this one and a line here.
+"""
+
+from __future__ import annotations
+
+from sctpbench.testbed.backends.base import Backend
+from sctpbench.testbed.backends.netns import Netns
+from sctpbench.testbed.backends.uml import Uml
+from sctpbench.testbed.errors import BackendError
+
+BACKENDS: tuple[Backend, ...] = (Netns(), Uml())
+
+
+def names() -> tuple[str, ...]:
+    return tuple(b.name for b in BACKENDS)
+
+
+def get(name: str) -> Backend:
+    for backend in BACKENDS:
+        if backend.name == name:
+            return backend
+    raise BackendError(f"no backend named {name!r}; allowed: {', '.join(names())}")
