@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from sctpbench.testbed.backends.base import installed_version
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 FRAGMENT = PROJECT_ROOT / "kernel" / "uml.config"
@@ -51,8 +52,8 @@ def cache_root() -> Path:
 def build_key() -> str | None:
     """sha256 over the source package's version, the fragment, the build script and the
     patches (in the shell's glob order), as the script computes it."""
-    version = _package_version("linux-source-6.1")
-    if version is None or not FRAGMENT.exists() or not BUILD_SCRIPT.exists():
+    version = installed_version("linux-source-6.1")
+    if version == "unknown" or not FRAGMENT.exists() or not BUILD_SCRIPT.exists():
         return None
     parts = [FRAGMENT, BUILD_SCRIPT, *sorted(PATCHES.glob("*.patch"))]
     digest = hashlib.sha256(f"{version}\n".encode() + b"".join(p.read_bytes() for p in parts))
@@ -87,7 +88,7 @@ def debian_kernel() -> Kernel | None:
     return Kernel(
         binary=DEBIAN_LINUX_UML, release=releases[-1], origin="debian", time_travel=False,
         modules=DEBIAN_MODULES / releases[-1], config_sha256=None,
-        detail=f"user-mode-linux {_package_version('user-mode-linux') or 'unknown'}",
+        detail=f"user-mode-linux {installed_version('user-mode-linux')}",
     )
 
 
@@ -123,10 +124,3 @@ def _build_facts(path: Path) -> dict[str, str]:
     pairs = (line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
     return {k: v for k, v in pairs}
 
-
-def _package_version(package: str) -> str | None:
-    try:
-        r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
-    except FileNotFoundError:
-        return None
-    return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None
