@@ -22,5 +22,5 @@ def test_a_one_second_timer_at_hz_1000_may_fire_64_ms_late() -> None:
 
 
 def test_the_model_doubles_and_caps() -> None:
-    assert expiries.model_rtos(200, 800, 5) == [200, 400, 800, 800, 800]
-    assert expiries.model_rtos(1000, 60000, 3) == [1000, 2000, 4000]
+    assert metrics.rto_series(200, 800, 5) == [200, 400, 800, 800, 800]
+    assert metrics.rto_series(1000, 60000, 3) == [1000, 2000, 4000]

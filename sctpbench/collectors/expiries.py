@@ -63,10 +63,6 @@ class Expiries:
         return (self.unreachable_ns - self.expiries[-1].expired_ns) / 1e6
 
 
-def model_rtos(rto_ms: float, rto_max_ms: float, count: int) -> list[float]:
-    return [min(rto_ms * 2**i, rto_max_ms) for i in range(count)]
-
-
 @dataclass(frozen=True)
 class _Sent:
     t_ns: int  # when the sender's kernel sent it (capture less the egress lag)
@@ -100,7 +96,7 @@ def analyse(run_dir: Path) -> Expiries:
     rto_ms, rto_max_ms = _rto_at(client, assoc[path].server_address, failed_ns), float(client.params["rto_max_ms"])
     hz = int(kernel["hz"])
     expiries = []
-    for i, (burst, rto) in enumerate(zip(bursts, model_rtos(rto_ms, rto_max_ms, len(bursts)), strict=True)):
+    for i, (burst, rto) in enumerate(zip(bursts, metrics.rto_series(rto_ms, rto_max_ms, len(bursts)), strict=True)):
         started = _first_start(sent, sacks, path, failed_ns, burst) if i == 0 else _next_send(sent, path, bursts[i - 1].t_ns)
         gran = metrics.timer_wheel_bucket_ms(rto, hz)
         expiries.append(Expiry(i, started, burst.t_ns, rto, gran))

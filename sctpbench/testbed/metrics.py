@@ -42,6 +42,11 @@ class Failure:
     peer_address: str  # the server's address on the failed path, as the client sees it
 
 
+def rto_series(rto_ms: float, rto_max_ms: float, count: int) -> list[float]:
+    """The RTO of each of `count` consecutive timeouts: doubling from rto_ms, capped at RTO.max."""
+    return [float(min(rto_ms * 2**i, rto_max_ms)) for i in range(count)]
+
+
 @dataclass(frozen=True)
 class DetectionModel:
     """The RFC timer model: PMR+1 consecutive T3 expiries with doubling RTO, capped at RTO.max.
@@ -64,7 +69,7 @@ class DetectionModel:
     hz: int = 1000
 
     def _rtos(self, count: int) -> list[float]:
-        return [float(min(self.rto_ms * 2**i, self.rto_max_ms)) for i in range(count)]
+        return rto_series(self.rto_ms, self.rto_max_ms, count)
 
     @property
     def _per_try_ms(self) -> float:
