@@ -20,7 +20,6 @@ throughput matters. CPU sensitive: run it on an otherwise idle host.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import statistics
@@ -34,17 +33,11 @@ sys.path.insert(0, str(HERE.parent))
 
 from sctpbench.campaign import execute, expand, spec  # noqa: E402
 from sctpbench.testbed import capabilities  # noqa: E402
-from sctpbench.testbed import plan as planning  # noqa: E402
 
 
 def _on_clock(runs: list[expand.Run], clock: str) -> list[expand.Run]:
     """The same runs on another clock (other results, so other run keys)."""
-    out = []
-    for run in runs:
-        experiment = run.experiment.model_copy(update={"clock": clock})
-        key = planning.build(experiment, run.repetition, "agent").run_id
-        out.append(dataclasses.replace(run, experiment=experiment, run_key=key))
-    return out
+    return [run.with_experiment(run.experiment.model_copy(update={"clock": clock})) for run in runs]
 
 
 def _errors(folder: Path, runs: list[expand.Run]) -> tuple[list[float], list[float], list[float], int]:

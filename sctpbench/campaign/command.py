@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -96,7 +95,6 @@ def _on_backend_clock(runs: list[expand.Run], backend: str, source: str, progres
     """Runs as they will run on the backend: a default clock it cannot give becomes real
     (new run keys, since results on another clock are other results)."""
     from sctpbench.testbed import clock
-    from sctpbench.testbed import plan as planning
 
     out: list[expand.Run] = []
     notes: set[str] = set()
@@ -106,8 +104,7 @@ def _on_backend_clock(runs: list[expand.Run], backend: str, source: str, progres
             out.append(run)
             continue
         notes.add(decision.note)
-        key = planning.build(decision.experiment, run.repetition, "agent").run_id
-        out.append(dataclasses.replace(run, experiment=decision.experiment, run_key=key))
+        out.append(run.with_experiment(decision.experiment))
     for note in sorted(notes):
         progress(note)
     return out

@@ -13,6 +13,7 @@ Identity is content-derived so a campaign can resume and matched across campaign
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import random
@@ -50,6 +51,11 @@ class Run:
     seed: int
     run_key: str
     experiment: Experiment = field(repr=False, compare=False)
+
+    def with_experiment(self, experiment: Experiment) -> Run:
+        """The same run of another experiment (e.g. on another clock): its key follows its plan."""
+        key = planning.build(experiment, self.repetition, "agent").run_id
+        return dataclasses.replace(self, experiment=experiment, run_key=key)
 
 
 def configurations(loaded: Loaded) -> list[Configuration]:
