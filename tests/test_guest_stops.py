@@ -104,11 +104,12 @@ def test_a_full_results_file_system_mid_run_is_a_clean_error(tmp_path: Path) -> 
         pytest.skip("cannot mount a tmpfs (needs root)")
     try:
         proc = _start(out, "paced")
-        with open(out / "filler", "wb") as filler:  # fill it while the agents write their records
+        # Fill it while the agents write their records. Unbuffered: a buffered file would
+        # try to write its remainder again on close, and raise ENOSPC there.
+        with open(out / "filler", "wb", buffering=0) as filler:
             try:
                 while True:
                     filler.write(b"\0" * 65536)
-                    filler.flush()
             except OSError:
                 pass
         stdout, stderr = proc.communicate(timeout=60)
