@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from sctpbench.campaign import execute, expand, spec  # noqa: E402
-from sctpbench.testbed import capabilities  # noqa: E402
+from sctpbench.orchestration import capabilities  # noqa: E402
 
 
 def _on_clock(runs: list[expand.Run], clock: str) -> list[expand.Run]:

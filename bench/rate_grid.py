@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sctpbench.testbed.calibrate import PAYLOAD_SHARE
+from sctpbench.orchestration.calibrate import PAYLOAD_SHARE
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENT = ROOT / "examples" / "rate-calibration.yaml"

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
-from sctpbench.testbed.calibrate import PAYLOAD_SHARE, SATURATE_SIZE
+from sctpbench.orchestration.calibrate import PAYLOAD_SHARE, SATURATE_SIZE
 
 HERE = Path(__file__).resolve().parent
 EXPERIMENT = HERE / "grid.yaml"

@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from sctpbench.model import spec
+from sctpbench.plan import build as planning  # noqa: E402
 from sctpbench.telemetry import influx, server, stream  # noqa: E402
-from sctpbench.testbed import plan as planning  # noqa: E402
-from sctpbench.testbed import spec
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "failover.yaml"
 CLIENT = ("198.18.0.1", "198.18.1.1")

@@ -17,11 +17,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
+from sctpbench.backends import registry, stops
+from sctpbench.model import inputfile, spec
+from sctpbench.model.errors import SpecError
+from sctpbench.orchestration import capabilities, clock
 from sctpbench.outputs import destination
-from sctpbench.testbed import capabilities, clock, inputfile, spec, stops
-from sctpbench.testbed import plan as planning
-from sctpbench.testbed.backends import registry
-from sctpbench.testbed.errors import SpecError
+from sctpbench.plan import build as planning
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -183,7 +184,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace) -> int:
     """Exit 0 when every measured error is within the tolerance, 1 otherwise."""
-    from sctpbench.testbed import calibrate
+    from sctpbench.orchestration import calibrate
 
     experiment = spec.load(args.calibrate, args.overrides)
     destination.folder(args.out)
@@ -228,7 +229,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     import os
 
-    from sctpbench.testbed import runner  # pyarrow/scipy load only when running
+    from sctpbench.orchestration import calibrate  # pyarrow/scipy load only when running
 
     influx_dir = _influx_dir(args)
     if influx_dir:  # the telemetry writer finds it there, in this process and its children
@@ -252,7 +253,7 @@ def _run(args: argparse.Namespace) -> int:
         if note:
             progress(note)
     progress(f"backend {backend}, {experiment.clock} clock, {experiment.repeat} run(s), results in {args.out}")
-    session = runner.run_experiment(experiment, args.out, backend, capabilities.agent_path(), progress)
+    session = calibrate.run_experiment(experiment, args.out, backend, capabilities.agent_path(), progress)
     document = session.document()
     if args.json:
         json.dump(document, sys.stdout, indent=2)
@@ -272,7 +273,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     """Print a rate trace for `trace: PATH, field: rate, file: …` from a Mahimahi trace."""
-    from sctpbench.testbed import timeline, units
+    from sctpbench.model import timeline, units
 
     try:
         window = units.parse_duration(args.window)
@@ -287,8 +288,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Exit 0 when every check passes, 1 when one fails, 2 when a run cannot be verified."""
+    from sctpbench.analysis import verify
     from sctpbench.collectors.captures import CaptureError  # tshark, numpy, scipy load only here
-    from sctpbench.testbed import verify
 
     reports: list[verify.VerifyReport] = []
     unverifiable: list[str] = []
@@ -355,7 +356,7 @@ def _push_target(args: argparse.Namespace, run_dir: Path) -> Any:
 
 def cmd_push(args: argparse.Namespace) -> int:
     """Exit 0 when every point of every run is in InfluxDB, 1 otherwise."""
-    from sctpbench.collectors import store
+    from sctpbench.analysis import store
     from sctpbench.telemetry import influx, stream
 
     runs = [r for folder in args.runs for r in store.run_dirs(folder)]

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
 
 from sctpbench.campaign import spec as campaign_spec
-from sctpbench.testbed import spec, units
+from sctpbench.model import spec, units
 
 Kind = Literal["experiment", "campaign", "topology"]
 KINDS: tuple[Kind, ...] = ("experiment", "campaign", "topology")

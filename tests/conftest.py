@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from sctpbench.testbed import capabilities
+from sctpbench.orchestration import capabilities
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

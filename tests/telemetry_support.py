@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from sctpbench.model import spec
+from sctpbench.plan import build as planning
 from sctpbench.telemetry import influx, points, server
-from sctpbench.testbed import plan as planning
-from sctpbench.testbed import spec
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 from sctpbench import cli
-from sctpbench.testbed import capabilities, clock, spec
-from sctpbench.testbed import plan as planning
-from sctpbench.testbed.backends import contract, registry, uml_guests
-from sctpbench.testbed.backends.base import Backend, Check, Report
-from sctpbench.testbed.errors import BackendError
+from sctpbench.backends import contract, netns_render, registry, uml_guests
+from sctpbench.backends.base import Backend, Check, Report
+from sctpbench.model import spec
+from sctpbench.model.errors import BackendError
+from sctpbench.orchestration import capabilities, clock
+from sctpbench.plan import build as planning
+from sctpbench.plan.data import Plan
 
 ROOT = Path(__file__).resolve().parent.parent
 FAILOVER = ROOT / "examples" / "failover.yaml"
@@ -33,10 +35,10 @@ class Toy:
     def available(self, clock: str | None = None) -> tuple[bool, str]:
         return (clock in (None, *self.clocks)), "no such clock"
 
-    def run_plan(self, plan: planning.Plan, run_dir: Path, report: Report) -> None:
+    def run_plan(self, plan: Plan, run_dir: Path, report: Report) -> None:
         raise BackendError("the toy backend runs nothing")
 
-    def render(self, plan: planning.Plan, run_dir: str) -> str:
+    def render(self, plan: Plan, run_dir: str) -> str:
         return "# toy\n"
 
     def host_facts(self) -> dict[str, str]:
@@ -51,7 +53,7 @@ def with_toy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "BACKENDS", (*registry.BACKENDS, Toy()))
 
 
-def _plan() -> planning.Plan:
+def _plan() -> Plan:
     return planning.build(spec.load(FAILOVER), 1, "/opt/sctpbench-agent")
 
 
@@ -104,17 +106,17 @@ def test_capabilities_and_clock_ask_the_backend() -> None:
 
 def test_each_backend_renders_the_plan_as_its_commands() -> None:
     p = _plan()
-    assert registry.get("netns").render(p, "$RUN") == p.render("$RUN")
+    assert registry.get("netns").render(p, "$RUN") == netns_render.render(p, "$RUN")
     on_guest = registry.get("uml").render(p, "/r")
-    assert on_guest.startswith("# uml backend:") and on_guest.endswith(p.render("/r"))
+    assert on_guest.startswith("# uml backend:") and on_guest.endswith(netns_render.render(p, "/r"))
 
 
 def test_plan_prints_the_chosen_backends_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["plan", str(FAILOVER), "--backend", "netns"]) == 0
-    assert capsys.readouterr().out == _plan_for_cli().render()
+    assert capsys.readouterr().out == netns_render.render(_plan_for_cli())
 
 
-def _plan_for_cli() -> planning.Plan:
+def _plan_for_cli() -> Plan:
     return planning.build(spec.load(FAILOVER), 1, str(capabilities.agent_path()))
 
 
@@ -153,5 +155,5 @@ def test_the_run_folder_contract_names_each_file_once_and_the_readme_points_to_i
     names = [f.name for f in contract.FILES]
     assert len(names) == len(set(names))
     assert {"backend.json", "events.jsonl", "kernel.json", "versions.json", "guest.json", "console.log"} <= set(names)
-    assert "sctpbench/testbed/backends/contract.py" in (ROOT / "README.md").read_text()
+    assert "sctpbench/backends/contract.py" in (ROOT / "README.md").read_text()
     assert contract.FILES[0].name in contract.render()

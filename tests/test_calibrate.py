@@ -3,7 +3,8 @@
 import math
 from pathlib import Path
 
-from sctpbench.testbed import calibrate, spec
+from sctpbench.model import spec
+from sctpbench.orchestration import calibrate
 
 ROOT = Path(__file__).resolve().parent.parent
 S, MS = 1_000_000_000, 1_000_000

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from sctpbench.analysis import metrics
 from sctpbench.campaign import compare, expand, spec, table
 from sctpbench.campaign.expand import Configuration, Run
-from sctpbench.testbed import metrics
-from sctpbench.testbed.errors import SpecError
+from sctpbench.model.errors import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests/campaigns/tiny.yaml"

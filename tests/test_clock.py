@@ -4,9 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.testbed import clock, plan, spec
-from sctpbench.testbed.backends import uml, uml_kernel
-from sctpbench.testbed.errors import SpecError
+from sctpbench.backends import uml, uml_kernel
+from sctpbench.model import spec
+from sctpbench.model.errors import SpecError
+from sctpbench.orchestration import clock
+from sctpbench.plan import build as plan
 
 ROOT = Path(__file__).resolve().parent.parent
 FAILOVER = ROOT / "examples" / "failover.yaml"

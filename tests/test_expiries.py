@@ -2,8 +2,7 @@
 
 import pytest
 
-from sctpbench.collectors import expiries
-from sctpbench.testbed import metrics
+from sctpbench.analysis import expiries, metrics
 
 
 @pytest.mark.parametrize("delta, bucket", [

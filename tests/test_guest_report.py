@@ -22,8 +22,8 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
+from sctpbench.analysis.metrics import METRIC_KEYS, mean_ci95
 from sctpbench.outputs import report
-from sctpbench.testbed.metrics import METRIC_KEYS, mean_ci95
 
 ROOT = Path(__file__).resolve().parent.parent
 RTO_MIN = ["200ms", "300ms"]

@@ -22,10 +22,11 @@ from typing import Any
 
 import pytest
 
+from sctpbench.analysis import selfcheck
+from sctpbench.backends import uml_guests
 from sctpbench.collectors import records
-from sctpbench.testbed import plan as planning
-from sctpbench.testbed import selfcheck, spec
-from sctpbench.testbed.backends import uml_guests
+from sctpbench.model import spec
+from sctpbench.plan import build as planning
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest

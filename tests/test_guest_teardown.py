@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from guest_processes import guests
 
-from sctpbench.testbed import plan as planning
-from sctpbench.testbed import spec
+from sctpbench.model import spec
+from sctpbench.plan import build as planning
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest

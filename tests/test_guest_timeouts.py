@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.collectors import expiries
+from sctpbench.analysis import expiries
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.guest

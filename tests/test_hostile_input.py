@@ -423,8 +423,8 @@ def test_bad_flag(argv: list[object], expected: str, tmp_path: Path, capsys: pyt
 
 @pytest.fixture(scope="module")
 def plan_json(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from sctpbench.testbed import plan as planning
-    from sctpbench.testbed import spec
+    from sctpbench.model import spec
+    from sctpbench.plan import build as planning
 
     return planning.build(spec.load(ROOT / "examples/failover.yaml"), 1, "agent").to_json()
 

@@ -21,7 +21,7 @@ import pytest
 from telemetry_support import EXAMPLES, counts, local_influxd, synthetic_run
 
 from sctpbench import cli
-from sctpbench.collectors import store
+from sctpbench.analysis import store
 from sctpbench.dashboards import export
 from sctpbench.telemetry import credentials, influx, server, stream
 

@@ -4,9 +4,9 @@ import math
 
 import pytest
 
+from sctpbench.analysis import metrics
+from sctpbench.analysis.metrics import DetectionModel, Failure, Message
 from sctpbench.collectors import records
-from sctpbench.testbed import metrics
-from sctpbench.testbed.metrics import DetectionModel, Failure, Message
 
 MS = 1_000_000
 
@@ -104,7 +104,7 @@ def test_record_parser_reads_every_kind_and_stops_at_a_torn_last_line() -> None:
 
 
 def test_pf_model_and_bounds() -> None:
-    from sctpbench.testbed.metrics import DetectionModel
+    from sctpbench.analysis.metrics import DetectionModel
 
     off = DetectionModel(rto_ms=300, rto_max_ms=2000, path_max_retrans=3, rtt_ms=20, sack_delay_ms=10, message_interval_ms=20)
     assert off.pf_model_ms is None and off.pf_bound_ms is None

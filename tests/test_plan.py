@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.testbed import plan, spec
+from sctpbench.backends import netns_render
+from sctpbench.model import spec
+from sctpbench.plan import build as plan
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -26,7 +28,7 @@ GOLDEN_CASES = {
 def test_plan_renders_the_exact_commands(case: str) -> None:
     """Golden: regenerate with SCTPBENCH_REGEN=1 after an intended change, and read the diff."""
     example, overrides = GOLDEN_CASES[case]
-    rendered = _plan(example, overrides).render()
+    rendered = netns_render.render(_plan(example, overrides))
     golden = GOLDEN / f"{case}.plan.sh"
     if os.environ.get("SCTPBENCH_REGEN"):
         golden.write_text(rendered)
@@ -85,7 +87,7 @@ def test_pf_exposed_only_when_pf_is_on() -> None:
 def test_fail_blackholes_both_ends_and_restore_undoes_it() -> None:
     p = _plan("failover.yaml")
     fail = next(t for t in p.timeline if t.kind == "fail")
-    assert {c.ns for c in fail.commands} == set(p.namespaces.values())
+    assert {c.host for c in fail.commands} == set(p.hosts)
     assert all(c.args[-2:] == ["action", "drop"] and "ingress" in c.args for c in fail.commands)
     assert fail.at_ns == 5_000_000_000
 
@@ -105,7 +107,7 @@ def test_primary_event_targets_the_server_address_of_the_path(tmp_path: Path) ->
 
 
 def test_primary_event_with_a_foreign_address_is_refused(tmp_path: Path) -> None:
-    from sctpbench.testbed.errors import SpecError
+    from sctpbench.model.errors import SpecError
 
     f = tmp_path / "x.yaml"
     f.write_text("topology: dual-homed\nworkload: {client: client, server: server, duration: 5s}\nevents:\n  - {at: 1s, primary: 198.18.9.9}\n")
@@ -122,24 +124,24 @@ def test_shaping_puts_delay_before_the_rate_limiter_and_its_queue(tmp_path: Path
         "workload: {client: a, server: b, duration: 1s}\n"
     )
     p = plan.build(spec.load(f), 1, "agent")
-    tc = {c.ns: [] for c in p.setup}
+    tc = {c.host: [] for c in p.setup}
     for c in p.setup:
         if c.tool == "tc":
-            tc[c.ns].append(c.args)
-    forward = tc[p.namespaces["a"]]
+            tc[c.host].append(c.args)
+    forward = tc["a"]
     # netem's limit covers the delay line (6 Mbit/s over 10 + 4×2 ms in 64 B packets, plus 1000);
     # the user's queue of 50 packets is the bottleneck's pfifo.
     assert forward[0] == ["qdisc", "add", "dev", "p", "root", "handle", "1:", "netem", "delay", "10ms", "2ms",
                           "distribution", "normal", "loss", "random", "1%", "limit", "1211"]
     assert forward[1][4:9] == ["parent", "1:1", "handle", "10:", "tbf"] and "6mbit" in forward[1]
     assert forward[2][4:] == ["parent", "10:1", "handle", "20:", "pfifo", "limit", "50"]
-    reverse = tc[p.namespaces["b"]][0]
+    reverse = tc["b"][0]
     # Gilbert's model by default: everything lost in the bad state (1-h), nothing in the good (1-k)
     assert reverse[reverse.index("loss"):reverse.index("loss") + 6] == ["loss", "gemodel", "1%", "25%", "100%", "0%"]
 
 
 def test_netem_holds_the_packets_in_flight_when_a_rate_is_set() -> None:
-    from sctpbench.testbed import shaping
+    from sctpbench.model import shaping
 
     values = {"rate": 100_000_000, "delay": 300_000_000, "jitter": 0, "loss": 0.0}
     # 100 Mbit/s for 300 ms is 3.75 MB in flight: 58,594 packets of 64 B, plus the default queue.
@@ -152,13 +154,13 @@ def test_emulator_shapes_on_its_own_egress_and_keeps_each_source_on_its_path() -
     link = p.links[0]
     assert [e.host for e in link.emulator] == ["emu", "emu"]
     assert (link.shaped_at["forward"].ifname, link.shaped_at["reverse"].ifname) == ("primary-b", "primary-a")
-    assert [(c.ns, c.args[3]) for c in next(t for t in p.timeline if t.kind == "fail").commands] == [
-        (p.namespaces["emu"], "primary-a"), (p.namespaces["emu"], "primary-b")
+    assert [(c.host, c.args[3]) for c in next(t for t in p.timeline if t.kind == "fail").commands] == [
+        ("emu", "primary-a"), ("emu", "primary-b")
     ]
-    client_ip = [c.args for c in p.setup if c.tool == "ip" and c.ns == p.namespaces["client"]]
+    client_ip = [c.args for c in p.setup if c.tool == "ip" and c.host == "client"]
     assert ["rule", "add", "from", "198.18.0.1", "table", "100"] in client_ip
     assert ["route", "replace", "default", "via", "198.18.0.254", "dev", "primary", "table", "100"] in client_ip
-    assert not [c for c in p.setup if c.tool == "tc" and c.ns != p.namespaces["emu"]]
+    assert not [c for c in p.setup if c.tool == "tc" and c.host != "emu"]
     assert [(a.client_address, a.server_address) for a in p.association] == [
         ("198.18.0.1", "198.18.1.2"), ("198.18.2.1", "198.18.3.2")
     ]

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sctpbench import cli
-from sctpbench.collectors import store
+from sctpbench.analysis import store
 from sctpbench.outputs import folders, report, series
 
 MS = 1_000_000

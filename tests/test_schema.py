@@ -16,7 +16,7 @@ from jsonschema.exceptions import best_match
 
 from sctpbench import cli, fileschema
 from sctpbench.campaign import spec as campaign_spec
-from sctpbench.testbed import inputfile, spec, units
+from sctpbench.model import inputfile, spec, units
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$", re.MULTILINE)

@@ -13,13 +13,15 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from sctpbench.analysis import selfcheck, store
 from sctpbench.campaign import compare, execute, expand, table
 from sctpbench.campaign import spec as campaign_spec
 from sctpbench.cli import print_summary
-from sctpbench.collectors import records, store
-from sctpbench.testbed import plan as planning
-from sctpbench.testbed import selfcheck, spec
-from sctpbench.testbed.errors import SpecError
+from sctpbench.collectors import records
+from sctpbench.model import spec
+from sctpbench.model.errors import SpecError
+from sctpbench.plan import build as planning
+from sctpbench.plan.data import Plan
 
 ROOT = Path(__file__).resolve().parent.parent
 MS = 1_000_000
@@ -208,7 +210,7 @@ def test_tolerances_travel_in_the_plan_but_leave_the_run_id_alone(tmp_path: Path
     a = planning.build(spec.load(_experiment(tmp_path)), 1, "agent")
     b = planning.build(spec.load(_experiment(tmp_path), ["measure.selfcheck.event_lag=1s"]), 1, "agent")
     assert a.run_id == b.run_id
-    assert selfcheck.Tolerances.from_dict(planning.Plan.from_json(b.to_json()).selfcheck).event_lag_ns == 1_000_000_000
+    assert selfcheck.Tolerances.from_dict(Plan.from_json(b.to_json()).selfcheck).event_lag_ns == 1_000_000_000
 
 
 def test_bad_tolerance_is_one_message_naming_the_key(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.testbed import spec, units
-from sctpbench.testbed.errors import SpecError
+from sctpbench.model import spec, units
+from sctpbench.model.errors import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
 ERRORS = sorted((Path(__file__).parent / "spec_errors").glob("*.yaml"))

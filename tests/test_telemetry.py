@@ -17,12 +17,12 @@ import pytest
 from telemetry_support import EXAMPLES, counts, local_influxd, synthetic_run
 
 from sctpbench import cli
-from sctpbench.collectors import store
+from sctpbench.analysis import store
 from sctpbench.dashboards import catalog, export
+from sctpbench.model import spec
+from sctpbench.model.errors import SpecError
 from sctpbench.telemetry import influx, points, server, stream
 from sctpbench.telemetry.source import RunSource
-from sctpbench.testbed import spec
-from sctpbench.testbed.errors import SpecError
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED_PROVIDER_PATH = "/var/lib/grafana/dashboards/sctpbench"
@@ -90,7 +90,7 @@ def test_points_per_measurement_equal_the_stores_rows(tmp_path: Path) -> None:
 def test_influx_section_is_checked_and_keeps_the_run_identity(tmp_path: Path) -> None:
     base = spec.load(EXAMPLES / "failover.yaml", [])
     streamed = spec.load(EXAMPLES / "failover.yaml", ["influx.url=http://127.0.0.1:8086", "influx.api=v2", "influx.org=lab"])
-    from sctpbench.testbed import plan as planning
+    from sctpbench.plan import build as planning
 
     assert planning.build(base, 1, "a").run_id == planning.build(streamed, 1, "a").run_id
     target = influx.Target.from_spec(streamed.influx)

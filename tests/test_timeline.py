@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.testbed import plan, spec, timeline
-from sctpbench.testbed.errors import SpecError
+from sctpbench.model import spec, timeline
+from sctpbench.model.errors import SpecError
+from sctpbench.plan import build as plan
 
 ROOT = Path(__file__).resolve().parent.parent
 S, MS = 1_000_000_000, 1_000_000
@@ -90,7 +91,7 @@ def test_down_and_up_act_on_both_hosts_and_up_restores_routes() -> None:
     p = plan.build(spec.load(ROOT / "examples/link-faults.yaml"), 1, "agent")
     down = next(t for t in p.timeline if t.kind == "down")
     up = next(t for t in p.timeline if t.kind == "up")
-    assert {c.ns for c in down.commands} == {p.namespaces["client"], p.namespaces["server"]}
+    assert {c.host for c in down.commands} == {"client", "server"}
     assert [c.args[:2] for c in up.commands].count(["route", "replace"]) == 4
 
 

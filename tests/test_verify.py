@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from sctpbench.analysis import verify
 from sctpbench.collectors import captures
 from sctpbench.collectors.captures import Chunk, Packet
-from sctpbench.testbed import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 MS = 1e-3
@@ -357,7 +357,7 @@ def test_verify_a_run_from_pcap_files(tmp_path: Path) -> None:
 
 
 def test_packet_driven_drops_are_found_in_the_plan() -> None:
-    from sctpbench.testbed.plan import Plan
+    from sctpbench.plan.data import Plan
 
     r = sctpbench("plan", str(ROOT / "examples/drop-pattern.yaml"), "--json")
     assert r.returncode == 0, r.stderr

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sctpbench.campaign import expand, spec
-from sctpbench.testbed import capabilities
+from sctpbench.orchestration import capabilities
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -44,7 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _positive(name: str, value: int | None) -> None:
     if value is not None and value < 1:
-        from sctpbench.testbed.errors import SpecError
+        from sctpbench.model.errors import SpecError
 
         raise SpecError(f"{name} {value}: allowed: a whole number from 1")
 
@@ -55,7 +55,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _positive("--parallel", args.parallel)
     _positive("--max-runs", args.max_runs)
     if args.retries is not None and args.retries < 0:
-        from sctpbench.testbed.errors import SpecError
+        from sctpbench.model.errors import SpecError
 
         raise SpecError(f"--retries {args.retries}: allowed: a whole number from 0")
     loaded = spec.load(args.file, args.overrides)
@@ -94,7 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _on_backend_clock(runs: list[expand.Run], backend: str, source: str, progress: Callable[[str], None]) -> list[expand.Run]:
     """Runs as they will run on the backend: a default clock it cannot give becomes real
     (new run keys, since results on another clock are other results)."""
-    from sctpbench.testbed import clock
+    from sctpbench.orchestration import clock
 
     out: list[expand.Run] = []
     notes: set[str] = set()
@@ -132,19 +132,19 @@ def _print_configs(folder: Path) -> None:
 
 
 def _fraction(text: str) -> float:
-    from sctpbench.testbed import units
+    from sctpbench.model import units
 
     try:
         return units.parse_percent(text) / 100
     except ValueError as e:
-        from sctpbench.testbed.errors import SpecError
+        from sctpbench.model.errors import SpecError
 
         raise SpecError(f"--min-effect {text}: {e}") from None
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from sctpbench.campaign import compare, junit
-    from sctpbench.testbed.errors import SpecError
+    from sctpbench.model.errors import SpecError
 
     if not 0 < args.alpha < 1:
         raise SpecError(f"--alpha {args.alpha}: allowed: a probability between 0 and 1 (e.g. 0.05)")

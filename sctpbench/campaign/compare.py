@@ -20,9 +20,9 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats
 
+from sctpbench.analysis import metrics
 from sctpbench.campaign import junit, table
-from sctpbench.testbed import metrics
-from sctpbench.testbed.errors import SpecError
+from sctpbench.model.errors import SpecError
 
 DEFAULT_METRICS = ["failover_time_ms", "detection_time_ms", "mtt_p50_ms", "mmtt_ms"]
 # Which way is worse: times and affected messages up, deliveries down; sent is the workload.

@@ -34,12 +34,12 @@ from typing import Any, cast
 import yaml
 
 from sctpbench import __version__
+from sctpbench.backends import registry
 from sctpbench.campaign import table
 from sctpbench.campaign.expand import Run
 from sctpbench.campaign.spec import Loaded
-from sctpbench.testbed.backends import registry
-from sctpbench.testbed.errors import SpecError
-from sctpbench.testbed.spec import Experiment
+from sctpbench.model.errors import SpecError
+from sctpbench.model.spec import Experiment
 
 Progress = Callable[[str], None]
 
@@ -130,7 +130,7 @@ def _work(experiment: Experiment, repetition: int, directory: Path, backend: str
     signal.signal(signal.SIGTERM, stop)
     if stopping.is_set():
         sys.exit(130)
-    from sctpbench.testbed import runner
+    from sctpbench.orchestration import runner
 
     directory.mkdir(parents=True)
     log = open(directory / "campaign-worker.log", "a", buffering=1)

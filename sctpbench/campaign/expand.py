@@ -20,10 +20,10 @@ import random
 from dataclasses import dataclass, field
 
 from sctpbench.campaign.spec import Loaded, as_written
-from sctpbench.testbed import plan as planning
-from sctpbench.testbed import spec as experiment_spec
-from sctpbench.testbed.errors import SpecError
-from sctpbench.testbed.spec import Experiment
+from sctpbench.model import spec as experiment_spec
+from sctpbench.model.errors import SpecError
+from sctpbench.model.spec import Experiment
+from sctpbench.plan import build as planning
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from sctpbench.testbed import metrics, units
-from sctpbench.testbed import spec as experiment_spec
-from sctpbench.testbed.errors import SpecError
+from sctpbench.analysis import metrics
+from sctpbench.model import spec as experiment_spec
+from sctpbench.model import units
+from sctpbench.model.errors import SpecError
 
 STATS = ("mean", "median", "p50", "p90", "p95", "p99", "min", "max")
 MetricName = Literal[tuple(metrics.METRIC_KEYS)]  # type: ignore[valid-type]

@@ -19,8 +19,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sctpbench.analysis import metrics
 from sctpbench.campaign.expand import Run
-from sctpbench.testbed import metrics
 
 RUNS_FILE = "campaign.parquet"
 CONFIGS_FILE = "configs.parquet"

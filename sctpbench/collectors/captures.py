@@ -7,7 +7,7 @@ packet at all ("SCTP truncated"), and for whole packets its JSON splits the SCTP
 between the sctp and data layers; the frame's bytes serve both cases alike. A DATA
 payload starts with the agent's sequence number and generation time
 (workloads/agent/RECORDS.md, "Messages"), which is how captures are put on the agents'
-clock (see testbed/verify.py).
+clock (see analysis/verify.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sctpbench.testbed.errors import SpecError
+from sctpbench.model.errors import SpecError
 
 # Kernel file systems: writes there change the machine or fail half-way, never hold results.
 _KERNEL_TREES = (Path("/proc"), Path("/sys"), Path("/dev"))

@@ -1,7 +1,7 @@
 """Recognise and read the three kinds of results folder a report is made of.
 
 run       plan.json (collectors/store.py lists the rest)
-session   summary.json and run-*/ folders (testbed/runner.py), calibration.json when calibrated
+session   summary.json and run-*/ folders (orchestration/runner.py), calibration.json when calibrated
 campaign  campaign.json, campaign.parquet, configs.parquet, runs/<run_key>/ run folders
 """
 
@@ -84,7 +84,7 @@ def check_run(path: Path) -> None:
     """Every JSON file of a run folder readable, and the plan a plan, before a command uses any."""
     for name in ("plan.json", "summary.json", "backend.json", "params.json", "telemetry.json"):
         _json(path / name)
-    from sctpbench.testbed.plan import Plan
+    from sctpbench.plan.data import Plan
 
     try:
         Plan.from_json(json.dumps(_json(path / "plan.json")))

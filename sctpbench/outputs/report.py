@@ -18,9 +18,9 @@ from typing import Any
 
 import matplotlib
 
+from sctpbench.analysis.metrics import METRIC_KEYS
 from sctpbench.outputs import figures, folders
 from sctpbench.outputs.figures import Figure
-from sctpbench.testbed.metrics import METRIC_KEYS
 
 PNG_DPI = 200
 STYLE = """

@@ -14,7 +14,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from sctpbench.testbed import units
+from sctpbench.model import units
 
 Row = dict[str, Any]
 

@@ -27,7 +27,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from sctpbench.testbed import selfcheck
+from sctpbench.analysis import selfcheck
 
 MEASUREMENTS = ("sctp_message", "sctp_path", "sctp_event", "sctp_run")
 

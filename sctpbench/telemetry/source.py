@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sctpbench.collectors import records, store
+from sctpbench.analysis import store
+from sctpbench.collectors import records
+from sctpbench.plan.data import Plan
 from sctpbench.telemetry import points
-from sctpbench.testbed.plan import Plan
 
 
 class Tail:

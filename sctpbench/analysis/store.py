@@ -7,7 +7,7 @@ A run folder after collection holds, besides what the backend wrote:
   path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per endpoint and path
   params.json           requested values, sysctls read back, association values read back
   summary.json          metrics of the run, the detection model, event lags, the timing
-                        self-check (testbed/selfcheck.py), status: ok, disturbed or failed
+                        self-check (analysis/selfcheck.py), status: ok, disturbed or failed
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sctpbench.analysis import metrics, selfcheck
 from sctpbench.collectors import records
-from sctpbench.testbed import metrics, selfcheck
-from sctpbench.testbed.plan import Plan
+from sctpbench.plan.data import Plan
 
 
 def run_dirs(folder: Path) -> list[Path]:

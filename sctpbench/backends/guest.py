@@ -10,10 +10,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from sctpbench.testbed import stops
-from sctpbench.testbed.backends.netns import run_plan
-from sctpbench.testbed.errors import BackendError
-from sctpbench.testbed.plan import Plan
+from sctpbench.backends import stops
+from sctpbench.backends.netns import run_plan
+from sctpbench.model.errors import BackendError
+from sctpbench.plan.data import Plan
 
 
 def _report(text: str) -> None:

@@ -8,10 +8,10 @@ everywhere else. A new backend is a module beside this one and a line here.
 
 from __future__ import annotations
 
-from sctpbench.testbed.backends.base import Backend
-from sctpbench.testbed.backends.netns import Netns
-from sctpbench.testbed.backends.uml import Uml
-from sctpbench.testbed.errors import BackendError
+from sctpbench.backends.base import Backend
+from sctpbench.backends.netns import Netns
+from sctpbench.backends.uml import Uml
+from sctpbench.model.errors import BackendError
 
 BACKENDS: tuple[Backend, ...] = (Netns(), Uml())
 

@@ -46,6 +46,6 @@ if ! mount -t hostfs -o "$SB_RUN" none "$SB_RUN"; then
     halt
 fi
 ip link set lo up
-"$SB_PYTHON" -m sctpbench.testbed.guest "$SB_RUN" --modprobe-root /run/modroot
+"$SB_PYTHON" -m sctpbench.backends.guest "$SB_RUN" --modprobe-root /run/modroot
 echo "SB-EXIT $?"
 halt

@@ -17,9 +17,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, create_model, model_validator
 
-from sctpbench.telemetry import credentials as influx_credentials
-from sctpbench.testbed import inputfile, selfcheck, shaping, timeline, units
-from sctpbench.testbed.errors import SpecError
+from sctpbench.model import influxurl, inputfile, shaping, timeline, units
+from sctpbench.model.addressing import endpoint_address
+from sctpbench.model.errors import SpecError
+from sctpbench.model.tolerances import Tolerances
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
 
@@ -275,11 +276,11 @@ class Event(_Model):
         return list(value) if isinstance(value, tuple) else [value]
 
 
-_TOLERANCE = selfcheck.Tolerances()
+_TOLERANCE = Tolerances()
 
 
 class SelfCheck(_Model):
-    """Tolerances of the timing self-check (testbed/selfcheck.py); outside them a run is `disturbed`."""
+    """Tolerances of the timing self-check (analysis/selfcheck.py); outside them a run is `disturbed`."""
 
     enabled: bool = Field(default=_TOLERANCE.enabled, description="false: record the figures, never mark a run disturbed")
     lateness_p99: Duration = Field(default=_TOLERANCE.lateness_p99_ns, description="sender lateness against its schedule, p99")
@@ -289,8 +290,8 @@ class SelfCheck(_Model):
     delay_slack: Duration = Field(default=_TOLERANCE.delay_slack_ns, description="…and by more than this")
     delay_under: Duration = Field(default=_TOLERANCE.delay_under_ns, description="MTT's low quantile below the configured delay by more than this")
 
-    def tolerances(self) -> selfcheck.Tolerances:
-        return selfcheck.Tolerances(
+    def tolerances(self) -> Tolerances:
+        return Tolerances(
             enabled=self.enabled, lateness_p99_ns=self.lateness_p99, lateness_max_ns=self.lateness_max,
             event_lag_ns=self.event_lag, delay_over_pct=self.delay, delay_slack_ns=self.delay_slack,
             delay_under_ns=self.delay_under,
@@ -307,7 +308,7 @@ class Measure(_Model):
 
 def _influx_url(value: Any) -> Any:
     # Before any other check, and worded without the value: a URL may carry a password.
-    problem = None if value is None else influx_credentials.url_problem(value)
+    problem = None if value is None else influxurl.url_problem(value)
     if problem:
         raise ValueError(problem)
     return value
@@ -737,19 +738,15 @@ def _check_step_count(ev: Event, end: int, fail: Any) -> None:
 
 
 def _check_primary_addresses(exp: Experiment, source: Source) -> None:
-    """`primary: ADDRESS` must be one of the server's addresses, which the plan assigns."""
-    targets = [(i, ev.target) for i, ev in enumerate(exp.events) if ev.action == "primary" and _is_address(ev.target)]
-    if not targets:
-        return
-    from sctpbench.testbed import plan  # the plan imports this module
-
-    # Without events: the timeline would itself refuse the address, without a line.
-    assoc = plan.build(exp.model_copy(update={"events": []}), 1, "agent").association
-    for i, target in targets:
-        if target not in {a.server_address for a in assoc}:
+    """`primary: ADDRESS` must be one of the server's addresses, which addressing.py assigns."""
+    w = exp.workload
+    peers = {name: endpoint_address(i, path.between.index(w.server), exp.topology.emulator)
+             for i, (name, path) in enumerate(exp.topology.paths.items()) if set(path.between) == {w.client, w.server}}
+    for i, ev in enumerate(exp.events):
+        if ev.action == "primary" and _is_address(ev.target) and ev.target not in peers.values():
             loc = ("events", str(i), "primary")
-            allowed = ", ".join(f"{a.path} ({a.server_address})" for a in assoc)
-            raise SpecError(f"{source.where(loc)}: {'.'.join(loc)}: {target!r} is not a peer address of the association; allowed: {allowed}")
+            allowed = ", ".join(f"{path} ({address})" for path, address in peers.items())
+            raise SpecError(f"{source.where(loc)}: {'.'.join(loc)}: {ev.target!r} is not a peer address of the association; allowed: {allowed}")
 
 
 def _is_address(text: str) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from sctpbench.testbed.errors import SpecError
+from sctpbench.model.errors import SpecError
 
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 64

@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from sctpbench.collectors import captures, records, store
+from sctpbench.analysis import store
+from sctpbench.collectors import captures, records
 from sctpbench.collectors.captures import Packet
-from sctpbench.testbed.plan import Interface, Link, Plan
+from sctpbench.plan.data import Interface, Link, Plan
 
 # Delay: the median must be within max(1 ms, 5 %) of the configured delay (plus one
 # serialization time, which a token bucket may or may not charge), plus a margin for the

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sctpbench.testbed.backends import registry
-from sctpbench.testbed.backends.base import Check
+from sctpbench.backends import registry
+from sctpbench.backends.base import Check
 
 AGENT_DEFAULT = Path(__file__).resolve().parent.parent / "workloads" / "agent" / "build" / "sctpbench-agent"
 AUTO = "auto"

@@ -21,13 +21,13 @@ from typing import Any
 import yaml
 
 from sctpbench import __version__
-from sctpbench.collectors import store
-from sctpbench.testbed import lastwords, metrics, stops
-from sctpbench.testbed import plan as planning
-from sctpbench.testbed.backends import registry
-from sctpbench.testbed.backends.base import installed_version
-from sctpbench.testbed.errors import BackendError
-from sctpbench.testbed.spec import Experiment
+from sctpbench.analysis import metrics, store
+from sctpbench.backends import lastwords, registry, stops
+from sctpbench.backends.base import installed_version
+from sctpbench.model.errors import BackendError
+from sctpbench.model.spec import Experiment
+from sctpbench.plan import build as planning
+from sctpbench.plan.data import Plan
 
 Progress = Callable[[str], None]
 
@@ -71,14 +71,17 @@ def session_dir(out: Path, name: str) -> Path:
     raise BackendError(f"cannot create a session folder under {out}")
 
 
-def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path, progress: Progress) -> Session:
+def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path, progress: Progress,
+                   prelude: Callable[[Session], None] | None = None) -> Session:
+    """The experiment's repetitions in a new session folder; `prelude` runs in it first
+    (calibrate.py measures the topology there)."""
     session = Session(session_dir(out, experiment.name or "experiment"))
     try:
         (session.directory / "experiment.yaml").write_text(
             yaml.safe_dump(json.loads(experiment.model_dump_json()), sort_keys=False)
         )
-        if experiment.measure.calibrate:
-            _calibrate(experiment, session, backend, agent, progress)
+        if prelude is not None:
+            prelude(session)
         for repetition in range(1, experiment.repeat + 1):
             result = run_once(experiment, repetition, session.directory, backend, agent,
                               _tagged(progress, f"[{repetition}/{experiment.repeat}]"))
@@ -121,21 +124,6 @@ def _tagged(progress: Progress, tag: str) -> Progress:
     return lambda text: progress(f"{tag} {text}")
 
 
-def _calibrate(experiment: Experiment, session: Session, backend: str, agent: Path, progress: Progress) -> None:
-    """Measure the topology first; record it with the session and warn when it is off."""
-    from sctpbench.testbed import calibrate
-
-    tolerance = experiment.measure.calibration_tolerance / 100
-    result = calibrate.calibrate(experiment, session.directory, backend, agent, progress, tolerance)
-    session.calibration = result.to_dict()
-    (session.directory / "calibration.json").write_text(json.dumps(session.calibration, indent=2) + "\n")
-    for line in result.render().splitlines():
-        progress(line)
-    for m in result.exceeded:
-        progress(f"warning: calibration of {m.path} {m.quantity} is off by more than {tolerance:.0%} "
-                 f"(configured {m.configured:g}, achieved {m.achieved:.3f})")
-
-
 def run_once(experiment: Experiment, repetition: int, session: Path, backend: str, agent: Path, progress: Progress) -> dict[str, Any]:
     return run_in(experiment, repetition, session / f"run-{repetition:03d}", backend, agent, progress)
 
@@ -171,7 +159,7 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     return result
 
 
-def _end(run_dir: Path, p: planning.Plan, error: str | None) -> dict[str, Any]:
+def _end(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
     """Say how the run ended and keep what it measured; the run's summary.json always exists afterwards."""
     if error and stops.NO_SPACE not in error and stops.no_space_left(run_dir):
         # A process that died of the full disk (the agent) had no room left to say why.
@@ -249,7 +237,7 @@ def _note_status(run_dir: Path, error: str) -> None:
     lastwords.write_json(path, old | {"ok": False, "error": kept or error})
 
 
-def _collect(run_dir: Path, p: planning.Plan, error: str | None) -> dict[str, Any]:
+def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
     """Keep what was measured, even from a run that failed."""
     try:
         summary = store.collect(run_dir)

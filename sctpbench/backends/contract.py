@@ -6,13 +6,17 @@ host.json before the backend starts and summary.json, the tables and telemetry f
 after it (README, "Results"); everything in between is the backend's, listed here with its
 one writer. Times are CLOCK_MONOTONIC nanoseconds of the kernel the agents run on.
 
-`python -m sctpbench.testbed.backends.contract` prints the table.
+`python -m sctpbench.backends.contract` prints the table.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+# What finishes a run whose orchestrator was killed (the uml guardian runs it as
+# `python -m MODULE RUN`): a program, not an import, since backends sit below orchestration.
+KILLED_RUN_FINISHER = "sctpbench.orchestration.killed"
 
 
 @dataclass(frozen=True)

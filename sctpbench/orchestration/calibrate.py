@@ -13,6 +13,7 @@ Only the client → server direction is measured: the agents send that way.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -23,10 +24,10 @@ import numpy as np
 import pyarrow.parquet as pq
 from scipy import stats
 
-from sctpbench.testbed import runner
-from sctpbench.testbed.plan import LINUX_SNDBUF
-from sctpbench.testbed.shaping import DEFAULT_QUEUE_PACKETS
-from sctpbench.testbed.spec import DirectionOverride, Event, Experiment, PathSpec
+from sctpbench.model.shaping import DEFAULT_QUEUE_PACKETS
+from sctpbench.model.spec import DirectionOverride, Event, Experiment, PathSpec
+from sctpbench.orchestration import runner
+from sctpbench.plan.build import LINUX_SNDBUF
 
 PROBE_SLOT_NS = 2_000_000_000  # per path; the first 300 ms after each move are left out
 SETTLE_NS = 300_000_000
@@ -273,7 +274,7 @@ def _loss(exp: Experiment, run_dir: Path) -> list[Measurement]:
     if not exp.topology.emulator:
         return [Measurement(p, "loss_pct", _forward(exp, p)["loss"], None, None, "direct links: loss is not visible")
                 for p in _association_paths(exp)]
-    from sctpbench.testbed import verify  # tshark only when there are captures
+    from sctpbench.analysis import verify  # tshark only when there are captures
 
     report = verify.verify_run(run_dir)
     out = []
@@ -374,3 +375,22 @@ def calibrate(exp: Experiment, out: Path, backend: str, agent: Path, progress: C
             raise RuntimeError(f"calibration run {derived.name} failed: {session.error}")
         measurements += analyse(exp, Path(session.runs[0]["directory"]))
     return Calibration(tolerance, measurements, str(folder))
+
+
+def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path, progress: runner.Progress) -> runner.Session:
+    """The experiment's session, calibrated first when `measure.calibrate` asks for it."""
+    prelude = (lambda session: _calibrate(experiment, session, backend, agent, progress)) if experiment.measure.calibrate else None
+    return runner.run_experiment(experiment, out, backend, agent, progress, prelude)
+
+
+def _calibrate(experiment: Experiment, session: runner.Session, backend: str, agent: Path, progress: runner.Progress) -> None:
+    """Measure the topology first; record it with the session and warn when it is off."""
+    tolerance = experiment.measure.calibration_tolerance / 100
+    result = calibrate(experiment, session.directory, backend, agent, progress, tolerance)
+    session.calibration = result.to_dict()
+    (session.directory / "calibration.json").write_text(json.dumps(session.calibration, indent=2) + "\n")
+    for line in result.render().splitlines():
+        progress(line)
+    for m in result.exceeded:
+        progress(f"warning: calibration of {m.path} {m.quantity} is off by more than {tolerance:.0%} "
+                 f"(configured {m.configured:g}, achieved {m.achieved:.3f})")

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sctpbench.analysis import metrics
 from sctpbench.collectors import captures, records
-from sctpbench.testbed import metrics
-from sctpbench.testbed.plan import Plan
+from sctpbench.plan.data import Plan
 
 SAME_INSTANT_NS = 1_000_000  # packets this close belong to one burst (virtual time: 0)
 

@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from sctpbench.testbed import units
+from sctpbench.model import units
 
 DIRECTIONS = ("forward", "reverse")
 FIELD_PARSERS = {"delay": units.parse_delay, "rate": units.parse_rate, "loss": units.parse_percent}

@@ -14,9 +14,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from sctpbench.testbed.backends.base import installed_version
+from sctpbench.backends.base import installed_version
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FRAGMENT = PROJECT_ROOT / "kernel" / "uml.config"
 BUILD_SCRIPT = PROJECT_ROOT / "scripts" / "build-kernel"
 PATCHES = PROJECT_ROOT / "kernel" / "patches"

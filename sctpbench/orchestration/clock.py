@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sctpbench.testbed.backends import registry
-from sctpbench.testbed.errors import SpecError
+from sctpbench.backends import registry
+from sctpbench.model.errors import SpecError
 
 VIRTUAL_CLOCKS = ("virtual", "paced")
 

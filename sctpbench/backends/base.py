@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from sctpbench.testbed.plan import Plan
+from sctpbench.plan.data import Plan
 
 Report = Callable[[str], None]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sctpbench.testbed.units import format_duration, format_rate
+from sctpbench.model.units import format_duration, format_rate
 
 DEFAULT_QUEUE_PACKETS = 1000
 # netem must hold every packet that is in its delay line; sized for the smallest packets.

@@ -27,10 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from sctpbench.testbed.backends import timetravel, uml_guardian, uml_guests, uml_kernel
-from sctpbench.testbed.backends.base import Check, Report, installed_version
-from sctpbench.testbed.errors import BackendError
-from sctpbench.testbed.plan import Plan
+from sctpbench.backends import netns_render, timetravel, uml_guardian, uml_guests, uml_kernel
+from sctpbench.backends.base import Check, Report, installed_version
+from sctpbench.model.errors import BackendError
+from sctpbench.plan.data import Plan
 
 INIT = Path(__file__).resolve().parent / "uml_init.sh"
 GUEST_MEMORY = "256M"
@@ -63,7 +63,7 @@ def deadline_s(plan: Plan) -> float:
 
 # The guest mounts tmpfs on these host folders; what it needs from them is mounted back.
 GUEST_TMPFS = (Path("/tmp"), Path("/run"), Path("/var/tmp"))
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def exposed_paths(agent: str) -> list[Path]:
@@ -260,7 +260,7 @@ class Uml:
     def render(self, plan: Plan, run_dir: str) -> str:
         # The guest runs exactly the netns backend's commands; only how it boots is added.
         return (f"# uml backend: these commands run as root inside a User-Mode Linux guest that sctpbench boots "
-                f"({plan.clock} clock; its command line is in guest.json)\n" + plan.render(run_dir))
+                f"({plan.clock} clock; its command line is in guest.json)\n" + netns_render.render(plan, run_dir))
 
     def host_facts(self) -> dict[str, str]:
         return {"user_mode_linux": installed_version("user-mode-linux")}

@@ -35,8 +35,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from sctpbench.testbed import lastwords, stops
-from sctpbench.testbed.backends import uml_guests
+from sctpbench.backends import contract, lastwords, stops, uml_guests
 
 DONE = b"done\n"
 
@@ -46,7 +45,7 @@ def start(umid: str, run_dir: Path, uml_dir: Path) -> tuple[subprocess.Popen[byt
     read_end, write_end = os.pipe()
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "sctpbench.testbed.backends.uml_guardian", "--fd", str(read_end),
+            [sys.executable, "-m", "sctpbench.backends.uml_guardian", "--fd", str(read_end),
              "--umid", umid, "--run", str(run_dir), "--uml-dir", str(uml_dir)],
             pass_fds=(read_end,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             # Its own session: a Ctrl-C on the terminal must not end it before sctpbench says "done".
@@ -96,21 +95,10 @@ def note_killed(run_dir: Path) -> None:
 
 
 def collect(run_dir: Path) -> None:
-    """The records into tables and metrics, as `sctpbench run` would have; then the session's summary."""
-    from sctpbench.testbed import plan as planning  # pyarrow: only after the guest is gone
-    from sctpbench.testbed import runner
-
-    plan = planning.Plan.from_json((run_dir / "plan.json").read_text())
-    result = runner._end(run_dir, plan, stops.KILLED)
-    session_dir = run_dir.parent
-    if (session_dir / "experiment.yaml").exists() and not (session_dir / "summary.json").exists():
-        session = runner.Session(session_dir, error=stops.KILLED)
-        for earlier in sorted(session_dir.glob("run-*")):
-            if earlier != run_dir and (earlier / "plan.json").exists():
-                earlier_plan = planning.Plan.from_json((earlier / "plan.json").read_text())
-                session.runs.append(runner._collect(earlier, earlier_plan, None))
-        session.runs.append(result)
-        runner._write_session_summary(session)
+    """The records into tables and metrics, by the orchestration's own program (contract.py)."""
+    r = subprocess.run([sys.executable, "-m", contract.KILLED_RUN_FINISHER, str(run_dir)], stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{contract.KILLED_RUN_FINISHER} failed: {r.stderr.strip()}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sctpbench.testbed import stops
+from sctpbench.backends import stops
 
 RESERVE = ".space-reserve"
 # A run's summary with its events, or a session's with dozens of runs, fits in it.

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TextIO
 
-from sctpbench.testbed import stops
-from sctpbench.testbed.backends.base import Check
-from sctpbench.testbed.errors import BackendError
-from sctpbench.testbed.plan import Command, Plan, TimedAction
+from sctpbench.backends import netns_render, stops
+from sctpbench.backends.base import Check
+from sctpbench.backends.netns_render import NsCommand
+from sctpbench.model.errors import BackendError
+from sctpbench.plan.data import Plan, TimedAction
 
 Report = Callable[[str], None]
 
@@ -118,7 +119,7 @@ class BatchSession:
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self._in, self._out, self._err = self.proc.stdin, self.proc.stdout.fileno(), self.proc.stderr.fileno()
 
-    def send(self, commands: list[Command], confirm_dev: str) -> None:
+    def send(self, commands: list[NsCommand], confirm_dev: str) -> None:
         self._read_ready(self._out)  # leftovers of an earlier confirmation
         text = "".join(" ".join(c.args) + "\n" for c in commands) + self.CONFIRM[self.tool].format(dev=confirm_dev) + "\n"
         self.log.write(text)
@@ -184,12 +185,12 @@ class NetnsBackend:
         (self.run_dir / "records").mkdir(parents=True, exist_ok=True)
         (self.run_dir / "captures").mkdir(exist_ok=True)
         self.report("building the network")
-        for group in _batches(self.plan.setup):
+        for group in _batches(netns_render.setup(self.plan)):
             self._execute(group)
         self._write_json("kernel.json", self._read_back())
         self._write_json("versions.json", self._versions())
 
-    def _execute(self, group: list[Command]) -> None:
+    def _execute(self, group: list[NsCommand]) -> None:
         first = group[0]
         if first.tool == "modprobe":
             argv = ["modprobe"] + (["-d", self.modprobe_root] if self.modprobe_root else []) + first.args
@@ -216,13 +217,13 @@ class NetnsBackend:
 
     def _read_back(self) -> dict[str, object]:
         sysctls: dict[str, dict[str, str]] = {}
-        for host, ns in self.plan.namespaces.items():
+        for host, ns in netns_render.namespaces(self.plan).items():
             out = _check(["ip", "netns", "exec", ns, "sysctl", *[f"net.sctp.{k}" for k in SCTP_SYSCTLS]])
             sysctls[host] = dict(
                 (k.strip().removeprefix("net.sctp."), v.strip()) for k, _, v in (line.partition("=") for line in out.splitlines())
             )
         qdiscs = {
-            host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in self.plan.namespaces.items()
+            host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in netns_render.namespaces(self.plan).items()
         }
         kernel_wide = _check(["sysctl", "net.sctp.sctp_rmem", "net.sctp.sctp_wmem", "net.core.rmem_default",
                               "net.core.wmem_default"]).splitlines()
@@ -243,10 +244,11 @@ class NetnsBackend:
     # ------------------------------------------------------------------ run
 
     def run(self) -> None:
-        for tool, ns in sorted({(t.commands[0].tool, ns) for t in self.plan.timeline if t.commands for ns, _ in t.confirm}):
-            self.sessions[tool, ns] = BatchSession(tool, ns, self._open(f"{tool}-{ns}.log"))
+        for tool, host in sorted({(t.commands[0].tool, host) for t in self.plan.timeline if t.commands for host, _ in t.confirm}):
+            ns = netns_render.namespace(self.plan, host)
+            self.sessions[tool, host] = BatchSession(tool, ns, self._open(f"{tool}-{ns}.log"))
         for p in self.plan.processes:
-            self._start(p.name, p.ns, [a.replace("{run}", str(self.run_dir)) for a in p.argv], p.ready_line, p.role == "capture")
+            self._start(p.name, netns_render.process_argv(self.plan, p, str(self.run_dir)), p.ready_line, p.role == "capture")
         t0 = _now() + T0_LEAD_NS
         self.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
         # The wall-clock time of t0 lets telemetry stamp points with real time, the same
@@ -263,14 +265,14 @@ class NetnsBackend:
                 self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target}{detail} (lag {lag_ms:.2f} ms)")
         self._wait_agents(t0)
 
-    def _start(self, name: str, ns: str, argv: list[str], ready: str, merge_stderr: bool) -> None:
+    def _start(self, name: str, argv: list[str], ready: str, merge_stderr: bool) -> None:
         """Start a process in its namespace and wait until its output shows it is ready.
 
         tcpdump announces itself on stderr, so for captures stderr joins stdout.
         """
         stderr = self._open(f"records/{name}.stderr")
         proc = subprocess.Popen(
-            ["ip", "netns", "exec", ns, *argv],
+            argv,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merge_stderr else stderr,
             text=True, bufsize=1,
         )
@@ -298,10 +300,10 @@ class NetnsBackend:
             applied = int(got[1].split()[-1])
         else:
             tool = action.commands[0].tool
-            devices = dict(action.confirm)  # one confirmation per namespace
-            for ns, dev in devices.items():
-                self.sessions[tool, ns].send([c for c in action.commands if c.ns == ns], dev)
-            applied = max(self.sessions[tool, ns].confirm() for ns in devices)
+            devices = dict(action.confirm)  # one confirmation per host
+            for host, dev in devices.items():
+                self.sessions[tool, host].send([netns_render.concrete(self.plan, c) for c in action.commands if c.host == host], dev)
+            applied = max(self.sessions[tool, host].confirm() for host in devices)
         return _event(action, scheduled, issued, applied)
 
     def _wait_agents(self, t0: int) -> None:
@@ -364,9 +366,9 @@ def _event(action: TimedAction, scheduled: int, issued: int, applied: int) -> di
     }
 
 
-def _batches(commands: list[Command]) -> list[list[Command]]:
+def _batches(commands: list[NsCommand]) -> list[list[NsCommand]]:
     """Consecutive commands for the same tool and namespace run as one batch process."""
-    groups: list[list[Command]] = []
+    groups: list[list[NsCommand]] = []
     for c in commands:
         same = bool(groups) and (groups[-1][0].tool, groups[-1][0].ns) == (c.tool, c.ns) and c.tool in ("ip", "tc")
         same = same and (c.args[:2] == ["netns", "add"]) == (groups[-1][0].args[:2] == ["netns", "add"])
@@ -537,7 +539,7 @@ class Netns:
         run_plan(plan, run_dir, report)
 
     def render(self, plan: Plan, run_dir: str) -> str:
-        return plan.render(run_dir)
+        return netns_render.render(plan, run_dir)
 
     def host_facts(self) -> dict[str, str]:
         return {}

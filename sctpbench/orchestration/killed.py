@@ -1,0 +1,36 @@
+"""The end of a run whose orchestrator was killed (SIGKILL, the OOM killer).
+
+The uml backend's guardian kills the guest and writes the first summary, then runs this
+program (backends/contract.py names it): a backend sits below the orchestration and does
+not import it. It collects the records into tables and metrics as `sctpbench run` would
+have, then writes the session's summary.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from sctpbench.backends import stops
+from sctpbench.orchestration import runner
+from sctpbench.plan import data as planning
+
+
+def collect(run_dir: Path) -> None:
+    """The records into tables and metrics, as `sctpbench run` would have; then the session's summary."""
+
+    plan = planning.Plan.from_json((run_dir / "plan.json").read_text())
+    result = runner._end(run_dir, plan, stops.KILLED)
+    session_dir = run_dir.parent
+    if (session_dir / "experiment.yaml").exists() and not (session_dir / "summary.json").exists():
+        session = runner.Session(session_dir, error=stops.KILLED)
+        for earlier in sorted(session_dir.glob("run-*")):
+            if earlier != run_dir and (earlier / "plan.json").exists():
+                earlier_plan = planning.Plan.from_json((earlier / "plan.json").read_text())
+                session.runs.append(runner._collect(earlier, earlier_plan, None))
+        session.runs.append(result)
+        runner._write_session_summary(session)
+
+
+if __name__ == "__main__":
+    collect(Path(sys.argv[1]))

@@ -1,0 +1,233 @@
+"""A validated experiment made into one run's plan (plan/data.py): hosts, links,
+addresses, shaping, sysctls, processes and the timeline, with its seeded draws."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+from typing import Any
+
+from sctpbench.model import shaping, timeline
+from sctpbench.plan.actions import timed_action
+from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Command, Plan, Process, TimedAction
+from sctpbench.plan.network import Network, association_paths, drop_rules
+
+MODULES = ["sctp", "sch_netem", "sch_tbf", "veth", "sch_ingress", "cls_matchall", "act_gact"]
+# Whole packets: tshark does not dissect the chunks of a truncated SCTP packet.
+CAPTURE_SNAPLEN = 65535
+PF_EXPOSE_ENABLE = "2"  # include/net/sctp/constants.h: UNSET 0, DISABLE 1, ENABLE 2
+# Linux 6.1 defaults, used only to order writes that the kernel cross-checks.
+LINUX_RTO_MIN_MS = 1000
+
+
+def run_id(experiment_json: str, repetition: int) -> str:
+    """Content-derived: the same resolved experiment and repetition give the same id."""
+    return hashlib.sha256(f"{experiment_json}\n{repetition}".encode()).hexdigest()[:12]
+
+
+def _sysctls(sctp: Any) -> list[str]:
+    """`net.sctp.*` writes, ordered so the kernel's rto_min ≤ rto_max check never trips."""
+    ms = lambda ns: str(ns // 1_000_000)  # noqa: E731
+    writes: list[tuple[str, str]] = []
+    rto_max = ("net.sctp.rto_max", ms(sctp.rto_max)) if sctp.rto_max is not None else None
+    rto_min = ("net.sctp.rto_min", ms(sctp.rto_min)) if sctp.rto_min is not None else None
+    if rto_max and sctp.rto_max // 1_000_000 >= LINUX_RTO_MIN_MS:
+        writes += [rto_max] + ([rto_min] if rto_min else [])
+    else:
+        writes += ([rto_min] if rto_min else []) + ([rto_max] if rto_max else [])
+    simple: dict[str, tuple[str, Callable[[Any], str]]] = {
+        "rto_initial": ("net.sctp.rto_initial", ms),
+        "path_max_retrans": ("net.sctp.path_max_retrans", str),
+        "association_max_retrans": ("net.sctp.association_max_retrans", str),
+        "pf_enable": ("net.sctp.pf_enable", lambda b: "1" if b else "0"),
+        "pf_retrans": ("net.sctp.pf_retrans", str),
+        "hb_interval": ("net.sctp.hb_interval", ms),
+        "sack_delay": ("net.sctp.sack_timeout", ms),
+    }
+    for key, (name, conv) in simple.items():
+        value = getattr(sctp, key)
+        if value is not None:
+            writes.append((name, conv(value)))
+    if sctp.pf_enable is not False:
+        # PF is on (Linux's default too): unless pf_expose is 2 (SCTP_PF_EXPOSE_ENABLE; 0 is
+        # unset, 1 disable) the kernel never tells the application a path went potentially
+        # failed, and PF detection would go unseen.
+        writes.append(("net.sctp.pf_expose", PF_EXPOSE_ENABLE))
+
+    return [f"{k}={v}" for k, v in writes]
+
+
+DRAIN_TIMEOUT_NS = 10_000_000_000
+LINUX_SNDBUF = 212_992
+
+
+def _drain_timeout_ns(experiment: Any) -> int:
+    """A saturating client leaves a full send buffer behind: give the slowest path time to carry it."""
+    if experiment.workload.arrival != "saturate":
+        return DRAIN_TIMEOUT_NS
+    rates = [p.direction(d)["rate"] for p in experiment.topology.paths.values() for d in ("forward", "reverse")]
+    slowest = min((r for r in rates if r), default=None)
+    if slowest is None:
+        return DRAIN_TIMEOUT_NS
+    buffered = (experiment.sctp.sndbuf or LINUX_SNDBUF) * 8 / slowest
+    return DRAIN_TIMEOUT_NS + int(2 * buffered * 1e9)
+
+
+def _buffer_sysctls(sctp: Any) -> list[str]:
+    """Socket buffer sizes. A new SCTP socket starts with net.core's default sizes, and SCTP
+    accounts its memory against net.sctp.sctp_[rw]mem; both are kernel-wide, not per
+    namespace. The backend puts the old values back when the run ends."""
+    writes = []
+    for key, core, sctp_name in (("rcvbuf", "rmem", "sctp_rmem"), ("sndbuf", "wmem", "sctp_wmem")):
+        value = getattr(sctp, key)
+        if value is not None:
+            writes += [f"net.core.{core}_max={value}", f"net.core.{core}_default={value}",
+                       f"net.sctp.{sctp_name}=4096 {value} {max(value, 4 * 1024 * 1024)}"]
+    return writes
+
+
+def requested_sctp(sctp: Any) -> dict[str, Any]:
+    """Requested parameters in the units the kernel reports them (ms, counts, booleans)."""
+    out: dict[str, Any] = {}
+    for key, value in sctp.model_dump().items():
+        if key in ("rto_initial", "rto_min", "rto_max", "hb_interval", "sack_delay"):
+            out[f"{key}_ms"] = None if value is None else value // 1_000_000
+        else:
+            out[key] = value
+    return out
+
+
+def build(experiment: Any, repetition: int, agent: str) -> Plan:
+    """Make repetition `repetition` (1-based) of a validated experiment concrete."""
+    # Where telemetry goes and how strictly timing is judged are not part of what is
+    # measured: they leave the identity alone.
+    resolved = experiment.model_dump_json(exclude={"influx": True, "measure": {"selfcheck"}})
+    rid = run_id(resolved, repetition)
+    topo = experiment.topology
+    hosts = list(topo.hosts) + ([EMULATOR] if topo.emulator else [])
+    setup: list[Command] = [Command("modprobe", ["-a", *MODULES])]
+    # Only IPv4 is emulated: keep IPv6 router and neighbour chatter off the paths and captures.
+    setup += [Command("sysctl", ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"], h) for h in hosts]
+    w = experiment.workload
+    seed = experiment.seed + repetition - 1
+    variation = draw_variation(experiment.vary, len(experiment.events), seed)
+    start_ns = w.start + variation.get("start_offset_ns", 0)
+    phases = variation.get("event_phase_ns", [0] * len(experiment.events))
+    events = [ev.model_copy(update={"at": ev.at + phase}) for ev, phase in zip(experiment.events, phases, strict=True)]
+    configured = {name: {d: path.direction(d) for d in timeline.DIRECTIONS} for name, path in topo.paths.items()}
+    steps = timeline.expand(events, configured, seed, start_ns + w.duration)
+    fail_paths = {step.path for step in steps if step.kind in ("fail", "restore")}
+    net = Network(hosts)
+    drops: list[Command] = []
+    for index, (name, path) in enumerate(topo.paths.items()):
+        link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, configured[name])
+        link.burst = {d: shaping.tbf_burst(v) if v["rate"] else None for d, v in configured[name].items()}
+        if path.drop_packets is not None:
+            link.drop_packets = path.drop_packets.model_dump()
+            drops.append(drop_rules(link, path.drop_packets))
+        if name in fail_paths:
+            for point in link.cut_points:
+                net.tc[point.host].append(Command("tc", ["qdisc", "add", "dev", point.ifname, "ingress"], point.host))
+    setup += net.links_setup
+    for h in hosts:
+        setup += net.ip[h] + net.tc[h]
+    sysctls = _sysctls(experiment.sctp)
+    if sysctls:
+        setup += [Command("sysctl", sysctls, h) for h in topo.hosts]
+    buffers = _buffer_sysctls(experiment.sctp)
+    if buffers:
+        setup.append(Command("sysctl", buffers))
+    if topo.emulator:
+        setup.append(Command("sysctl", ["net.ipv4.ip_forward=1"], EMULATOR))
+    setup += drops
+    links = net.links
+
+    assoc = association_paths(links, w.client, w.server)
+    sample_ms = experiment.measure.sample_interval // 1_000_000
+    drain_ns = _drain_timeout_ns(experiment)
+    common: list[str] = ["--sample-interval", str(sample_ms)]
+    p = experiment.sctp
+    if p.nodelay is not None:
+        common += ["--nodelay", "1" if p.nodelay else "0"]
+    if p.sack_freq is not None:
+        common += ["--sack-freq", str(p.sack_freq)]
+    if p.streams is not None:
+        common += ["--streams", str(p.streams)]
+    server_addrs = ",".join(a.server_address for a in assoc)
+    client_addrs = ",".join(a.client_address for a in assoc)
+    processes = [
+        Process(
+            f"capture-{link.path}-{end.host}", "capture", end.host,
+            # Immediate mode: without it the packets of the last, unfinished ring-buffer
+            # block are lost when tcpdump is stopped.
+            ["tcpdump", "-i", end.ifname, "-n", "--immediate-mode", "-U", "-s", str(CAPTURE_SNAPLEN),
+             "-w", f"{{run}}/captures/{link.path}-{end.host}.pcap"],
+            "tcpdump: listening on",
+        )
+        for link in (links if experiment.measure.capture else [])
+        for end in (link.a, link.b)
+    ] + [
+        Process(
+            "server", "server", w.server,
+            [agent, "server", "--local", server_addrs, "--port", str(w.port), "--records", "{run}/records/server.rec", *common],
+            "listening",
+        ),
+        Process(
+            "client", "client", w.client,
+            [
+                agent, "client", "--local", client_addrs, "--peer", server_addrs, "--port", str(w.port),
+                "--records", "{run}/records/client.rec", "--size", str(w.size), "--rate", f"{w.rate:g}",
+                "--arrival", w.arrival, "--seed", str(seed), "--duration", str(w.duration // 1_000_000),
+                "--send-streams", str(w.streams), "--drain-timeout", str(drain_ns // 1_000_000),
+                *(["--unordered"] if not w.ordered else []), *common,
+            ],
+            "ready",
+        ),
+    ]
+
+    actions = [TimedAction(start_ns, "start", "workload", control="start {t}")]
+    by_path = {link.path: link for link in links}
+    actions += [timed_action(step, by_path, assoc) for step in steps]
+    actions.sort(key=lambda a: a.at_ns)
+
+    return Plan(
+        format=PLAN_FORMAT,
+        experiment=experiment.name or "experiment",
+        run_id=rid,
+        repetition=repetition,
+        seed=seed,
+        modules=MODULES,
+        hosts=hosts,
+        links=links,
+        setup=setup,
+        processes=processes,
+        timeline=actions,
+        association=assoc,
+        workload={
+            "size": w.size, "rate": w.rate, "arrival": w.arrival, "ordered": w.ordered, "streams": w.streams,
+            "start_ns": start_ns, "duration_ns": w.duration, "client": w.client, "server": w.server,
+        },
+        sctp=requested_sctp(experiment.sctp),
+        sample_interval_ns=experiment.measure.sample_interval,
+        end_ns=start_ns + w.duration,
+        drain_timeout_ns=drain_ns,
+        clock=experiment.clock,
+        variation=variation,
+        selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
+    )
+
+
+def draw_variation(vary: Any, n_events: int, seed: int) -> dict[str, Any]:
+    """The repetition's seeded draws; empty when the experiment asks for none.
+
+    A stream of its own (not the workload's or pingpong's) so that adding variation
+    leaves every other random element of the run as it was.
+    """
+    rng = random.Random(f"sctpbench-vary-{seed}")
+    out: dict[str, Any] = {}
+    if vary.start:
+        out["start_offset_ns"] = int(rng.random() * vary.start)
+    if vary.event_phase and n_events:
+        out["event_phase_ns"] = [int(rng.random() * vary.event_phase) for _ in range(n_events)]
+    return out

@@ -1,0 +1,162 @@
+"""One run as plain data: what to build and do, not how a backend does it.
+
+Hosts, links with their addresses and shaping, the commands that configure each host,
+the processes and the timeline. A plan round-trips through JSON (plan.json) and is read
+inside the guest by the netns backend, so this module uses the standard library only.
+Each backend renders it as its own commands (`sctpbench plan`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, cast, get_args
+
+PLAN_FORMAT = 1
+EMULATOR = "emu"  # the emulator node's name, when paths run through one
+
+# wire: join two hosts' interfaces [host, ifname, mac, host, ifname, mac] (a veth pair, a switch port, a cable).
+Tool = Literal["ip", "tc", "sysctl", "modprobe", "iptables", "wire"]
+ActionKind = Literal["start", "fail", "restore", "primary", "degrade", "down", "up"]
+
+
+def action_kind(kind: str) -> ActionKind:
+    """A timeline step's kind as the plan's type; the timeline makes no other."""
+    if kind not in get_args(ActionKind):
+        raise ValueError(f"unknown timeline action {kind!r}")
+    return cast(ActionKind, kind)
+
+
+@dataclass
+class Command:
+    """One command of the plan, run on `host` (None: the emulation machine itself, for
+    kernel-wide settings). How it reaches the host is the backend's: the netns backend
+    runs it in the host's namespace (backends/netns_render.py)."""
+
+    tool: Tool
+    args: list[str]
+    host: str | None = None
+
+
+@dataclass
+class Interface:
+    host: str
+    ifname: str
+    address: str
+    prefix: int
+
+
+@dataclass
+class Link:
+    """A path between two hosts: one veth pair, or two through the emulator node.
+
+    Direct, each host's egress is shaped; through the emulator, the emulator's egress
+    toward each host is, as on the seeds' Dummynet/KauNet boxes, and the hosts' own
+    interfaces (and captures there) see the traffic unshaped on the way out.
+    """
+
+    path: str
+    a: Interface  # the first host's interface
+    b: Interface  # the second host's interface
+    shaping: dict[str, dict[str, Any]]  # "forward" (a→b) and "reverse" (b→a): values as in shaping.py
+    shaped_at: dict[str, Interface]  # direction → the interface whose egress shapes it
+    emulator: list[Interface] = field(default_factory=list)  # the emulator's interfaces facing a and b
+    routes: list[Command] = field(default_factory=list)  # what `up` must put back after `down`: neighbours, routes
+    burst: dict[str, int | None] = field(default_factory=dict)  # the rate limiter's bucket (bytes) per direction
+    drop_packets: dict[str, Any] | None = None  # the packet-driven loss pattern, as configured
+
+    @property
+    def cut_points(self) -> list[Interface]:
+        """Where a blackhole drops ingress traffic, one point per direction."""
+        return self.emulator or [self.a, self.b]
+
+
+@dataclass
+class Process:
+    name: str
+    role: Literal["server", "client", "capture"]
+    host: str
+    argv: list[str]
+    ready_line: str  # the process is ready once a line of its output starts with this
+
+
+
+@dataclass
+class TimedAction:
+    """Something the timeline does at `at_ns` after t0 (t0: every process is ready)."""
+
+    at_ns: int
+    kind: ActionKind
+    target: str
+    commands: list[Command] = field(default_factory=list)  # all of one tool (ip or tc)
+    control: str | None = None  # line written to the client agent's stdin
+    confirm: list[list[str]] = field(default_factory=list)  # [host, dev] shown afterwards to confirm
+    detail: str = ""  # where it comes from (flap, trace, pingpong) and what it changes
+    direction: str | None = None  # degrade: the direction it changes
+
+
+@dataclass
+class AssociationPath:
+    path: str
+    client_address: str
+    server_address: str
+
+
+@dataclass
+class Plan:
+    format: int
+    experiment: str
+    run_id: str
+    repetition: int
+    seed: int
+    modules: list[str]
+    hosts: list[str]  # every host of the network, the emulator node included
+    links: list[Link]
+    setup: list[Command]
+    processes: list[Process]
+    timeline: list[TimedAction]
+    association: list[AssociationPath]
+    workload: dict[str, Any]
+    sctp: dict[str, Any]  # requested values (ms / counts / bools), None = kernel default
+    sample_interval_ns: int
+    end_ns: int  # when the workload stops generating, from t0
+    drain_timeout_ns: int  # how long the client may wait for its last data to be acknowledged
+    clock: str = "real"  # virtual, paced or real: whose time the run's timestamps are in
+    variation: dict[str, Any] = field(default_factory=dict)  # seeded draws: start offset, event phases
+    # The timing self-check's tolerances (selfcheck.Tolerances as a dict); absent from
+    # plans written before it existed, which then get the defaults.
+    selfcheck: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Plan:
+        d = json.loads(text)
+        iface = lambda x: Interface(**x)  # noqa: E731
+        link = lambda x: Link(  # noqa: E731
+            path=x["path"], a=iface(x["a"]), b=iface(x["b"]), shaping=x["shaping"],
+            shaped_at={k: iface(v) for k, v in x["shaped_at"].items()}, emulator=[iface(e) for e in x["emulator"]],
+            routes=[Command(**c) for c in x["routes"]], burst=x["burst"], drop_packets=x["drop_packets"],
+        )
+        return cls(
+            **d
+            | {
+                "links": [link(x) for x in d["links"]],
+                "setup": [Command(**c) for c in d["setup"]],
+                "processes": [Process(**p) for p in d["processes"]],
+                "timeline": [
+                    TimedAction(**t | {"commands": [Command(**c) for c in t["commands"]]}) for t in d["timeline"]
+                ],
+                "association": [AssociationPath(**a) for a in d["association"]],
+            }
+        )
+
+
+def describe_variation(variation: dict[str, Any]) -> str:
+    parts = []
+    if "start_offset_ns" in variation:
+        parts.append(f"workload start +{variation['start_offset_ns'] / 1e6:.3f} ms")
+    if "event_phase_ns" in variation:
+        parts.append("event phases " + ", ".join(f"+{p / 1e6:.3f} ms" for p in variation["event_phase_ns"]))
+    return "; ".join(parts)
