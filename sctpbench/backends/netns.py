@@ -29,15 +29,12 @@ from typing import IO, Any, TextIO
 from sctpbench.backends import netns_render, stops
 from sctpbench.backends.base import Check
 from sctpbench.backends.netns_render import NsCommand
+from sctpbench.model import sctp_params
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, TimedAction
 
 Report = Callable[[str], None]
 
-SCTP_SYSCTLS = [
-    "rto_initial", "rto_min", "rto_max", "path_max_retrans", "association_max_retrans",
-    "pf_enable", "pf_retrans", "hb_interval", "sack_timeout", "max_burst", "pf_expose",
-]
 READY_TIMEOUT_S = 15.0
 CONFIRM_TIMEOUT_S = 5.0
 # t0 is set this far ahead of "everything ready" so the start command reaches the client
@@ -88,12 +85,6 @@ class LineReader:
             if predicate(line):
                 return t, line
         return None
-
-    def drain(self) -> None:
-        while not self.lines.empty():
-            if self.lines.get_nowait()[1] is None:
-                self.lines.put((_now(), None))
-                return
 
 
 class BatchSession:
@@ -218,7 +209,7 @@ class NetnsBackend:
     def _read_back(self) -> dict[str, object]:
         sysctls: dict[str, dict[str, str]] = {}
         for host, ns in netns_render.namespaces(self.plan).items():
-            out = _check(["ip", "netns", "exec", ns, "sysctl", *[f"net.sctp.{k}" for k in SCTP_SYSCTLS]])
+            out = _check(["ip", "netns", "exec", ns, "sysctl", *[f"net.sctp.{k}" for k in sctp_params.READ_BACK_SYSCTLS]])
             sysctls[host] = dict(
                 (k.strip().removeprefix("net.sctp."), v.strip()) for k, _, v in (line.partition("=") for line in out.splitlines())
             )

@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HEADER = "#sctpbench-records"
-
 
 @dataclass(frozen=True)
 class Tx:

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, create_model, model_validator
 
-from sctpbench.model import influxurl, inputfile, shaping, timeline, units
+from sctpbench.model import influxurl, inputfile, sctp_params, shaping, timeline, units
 from sctpbench.model.addressing import endpoint_address
 from sctpbench.model.errors import SpecError
 from sctpbench.model.tolerances import Tolerances
@@ -812,7 +812,7 @@ def _check_references(exp: Experiment, source: Source) -> None:
     p = exp.sctp
     if p.rto_min is not None and p.rto_max is not None and p.rto_min > p.rto_max:
         fail(("sctp", "rto_min"), "must not exceed rto_max")
-    for key in ("rto_initial", "rto_min", "rto_max", "hb_interval", "sack_delay"):
+    for key in (param.key for param in sctp_params.PARAMS if param.unit == "ms"):
         value = getattr(p, key)
         if value is not None and value % 1_000_000:
             fail(("sctp", key), f"{units.format_duration(value)}: the kernel takes whole milliseconds")

@@ -183,10 +183,3 @@ def format_rate(bps: int) -> str:
         if bps % scale == 0:
             return f"{bps // scale}{unit}"
     return f"{bps}bit"
-
-
-def ns_to_ms(ns: int) -> int:
-    """Whole milliseconds, the unit of the kernel's SCTP sysctls; refuses to round silently."""
-    if ns % 1_000_000:
-        raise ValueError(f"{format_duration(ns)} is not a whole number of milliseconds")
-    return ns // 1_000_000

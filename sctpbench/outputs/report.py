@@ -19,6 +19,7 @@ from typing import Any
 import matplotlib
 
 from sctpbench.analysis.metrics import METRIC_KEYS
+from sctpbench.model import sctp_params
 from sctpbench.outputs import figures, folders
 from sctpbench.outputs.figures import Figure
 
@@ -129,7 +130,7 @@ def metrics_table(summary: dict[str, Any]) -> str:
 
 
 # sysctl names that differ from the requested parameter's (requested ones end in _ms)
-SYSCTL_NAME = {"sack_delay": "sack_timeout"}
+SYSCTL_NAME = {p.key: p.name for p in sctp_params.PARAMS if p.where == "sysctl" and p.name != p.key}
 ASSOCIATION_NAME = {"streams": "streams_out"}
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
 from typing import Any
 
-from sctpbench.model import shaping, timeline
+from sctpbench.model import sctp_params, shaping, timeline
 from sctpbench.plan.actions import timed_action
 from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Command, Plan, Process, TimedAction
 from sctpbench.plan.network import Network, association_paths, drop_rules
@@ -16,9 +15,6 @@ from sctpbench.plan.network import Network, association_paths, drop_rules
 MODULES = ["sctp", "sch_netem", "sch_tbf", "veth", "sch_ingress", "cls_matchall", "act_gact"]
 # Whole packets: tshark does not dissect the chunks of a truncated SCTP packet.
 CAPTURE_SNAPLEN = 65535
-PF_EXPOSE_ENABLE = "2"  # include/net/sctp/constants.h: UNSET 0, DISABLE 1, ENABLE 2
-# Linux 6.1 defaults, used only to order writes that the kernel cross-checks.
-LINUX_RTO_MIN_MS = 1000
 
 
 def run_id(experiment_json: str, repetition: int) -> str:
@@ -28,38 +24,24 @@ def run_id(experiment_json: str, repetition: int) -> str:
 
 def _sysctls(sctp: Any) -> list[str]:
     """`net.sctp.*` writes, ordered so the kernel's rto_min ≤ rto_max check never trips."""
-    ms = lambda ns: str(ns // 1_000_000)  # noqa: E731
-    writes: list[tuple[str, str]] = []
-    rto_max = ("net.sctp.rto_max", ms(sctp.rto_max)) if sctp.rto_max is not None else None
-    rto_min = ("net.sctp.rto_min", ms(sctp.rto_min)) if sctp.rto_min is not None else None
-    if rto_max and sctp.rto_max // 1_000_000 >= LINUX_RTO_MIN_MS:
-        writes += [rto_max] + ([rto_min] if rto_min else [])
-    else:
-        writes += ([rto_min] if rto_min else []) + ([rto_max] if rto_max else [])
-    simple: dict[str, tuple[str, Callable[[Any], str]]] = {
-        "rto_initial": ("net.sctp.rto_initial", ms),
-        "path_max_retrans": ("net.sctp.path_max_retrans", str),
-        "association_max_retrans": ("net.sctp.association_max_retrans", str),
-        "pf_enable": ("net.sctp.pf_enable", lambda b: "1" if b else "0"),
-        "pf_retrans": ("net.sctp.pf_retrans", str),
-        "hb_interval": ("net.sctp.hb_interval", ms),
-        "sack_delay": ("net.sctp.sack_timeout", ms),
-    }
-    for key, (name, conv) in simple.items():
-        value = getattr(sctp, key)
-        if value is not None:
-            writes.append((name, conv(value)))
+    writes = [(f"net.sctp.{p.name}", sctp_params.sysctl_value(p, getattr(sctp, p.key)))
+              for p in sctp_params.PARAMS if p.where == "sysctl" and getattr(sctp, p.key) is not None]
+    # The kernel refuses rto_min > rto_max at every write: the pair goes first, rto_max
+    # first unless it is below the rto_min in force (Linux's default).
+    pair = ["net.sctp.rto_max", "net.sctp.rto_min"]
+    if sctp.rto_max is not None and sctp.rto_max // 1_000_000 < sctp_params.BY_KEY["rto_min"].linux_default:
+        pair.reverse()
+    writes.sort(key=lambda w: pair.index(w[0]) if w[0] in pair else len(pair))
     if sctp.pf_enable is not False:
         # PF is on (Linux's default too): unless pf_expose is 2 (SCTP_PF_EXPOSE_ENABLE; 0 is
         # unset, 1 disable) the kernel never tells the application a path went potentially
         # failed, and PF detection would go unseen.
-        writes.append(("net.sctp.pf_expose", PF_EXPOSE_ENABLE))
-
+        writes.append(("net.sctp.pf_expose", str(sctp_params.PF_EXPOSE_ENABLE)))
     return [f"{k}={v}" for k, v in writes]
 
 
 DRAIN_TIMEOUT_NS = 10_000_000_000
-LINUX_SNDBUF = 212_992
+LINUX_SNDBUF = sctp_params.BY_KEY["sndbuf"].linux_default
 
 
 def _drain_timeout_ns(experiment: Any) -> int:
@@ -91,10 +73,8 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
     """Requested parameters in the units the kernel reports them (ms, counts, booleans)."""
     out: dict[str, Any] = {}
     for key, value in sctp.model_dump().items():
-        if key in ("rto_initial", "rto_min", "rto_max", "hb_interval", "sack_delay"):
-            out[f"{key}_ms"] = None if value is None else value // 1_000_000
-        else:
-            out[key] = value
+        param = sctp_params.BY_KEY[key]
+        out[param.reported_as] = value // 1_000_000 if param.unit == "ms" and value is not None else value
     return out
 
 

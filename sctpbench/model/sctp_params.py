@@ -1,0 +1,60 @@
+"""Every SCTP parameter an experiment can set, as data: where it goes in the stack, its
+unit, and Linux 6.1's default (the stack default when the experiment leaves it unset).
+
+The plan writes the sysctls and agent options from this table, the backend reads back the
+sysctls it lists, the report names them by it. Standard library only: the guest reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Where = Literal["sysctl", "agent", "buffer"]
+Unit = Literal["ms", "count", "bool", "bytes"]
+
+
+@dataclass(frozen=True)
+class Param:
+    key: str  # under `sctp:` in the experiment file
+    where: Where  # sysctl: net.sctp.NAME per host; agent: the agents' option NAME; buffer: kernel-wide sizes
+    name: str
+    unit: Unit
+    linux_default: int  # Linux 6.1 (net/sctp/protocol.c, sysctl.c; ms, counts, 0/1, bytes)
+
+    @property
+    def reported_as(self) -> str:
+        """The key of the requested value in plan.json and the report (timers in ms)."""
+        return f"{self.key}_ms" if self.unit == "ms" else self.key
+
+
+PARAMS: tuple[Param, ...] = (
+    Param("rto_initial", "sysctl", "rto_initial", "ms", 3000),
+    Param("rto_min", "sysctl", "rto_min", "ms", 1000),
+    Param("rto_max", "sysctl", "rto_max", "ms", 60000),
+    Param("path_max_retrans", "sysctl", "path_max_retrans", "count", 5),
+    Param("association_max_retrans", "sysctl", "association_max_retrans", "count", 10),
+    Param("pf_enable", "sysctl", "pf_enable", "bool", 1),
+    Param("pf_retrans", "sysctl", "pf_retrans", "count", 0),
+    Param("hb_interval", "sysctl", "hb_interval", "ms", 30000),
+    Param("sack_delay", "sysctl", "sack_timeout", "ms", 200),
+    Param("sack_freq", "agent", "--sack-freq", "count", 2),
+    Param("nodelay", "agent", "--nodelay", "bool", 0),
+    Param("streams", "agent", "--streams", "count", 10),
+    Param("rcvbuf", "buffer", "rmem", "bytes", 212_992),
+    Param("sndbuf", "buffer", "wmem", "bytes", 212_992),
+)
+BY_KEY = {p.key: p for p in PARAMS}
+
+# Not set by experiments, read back because they decide what the others do.
+PF_EXPOSE_ENABLE = 2  # include/net/sctp/constants.h: UNSET 0, DISABLE 1, ENABLE 2
+READ_BACK_SYSCTLS: tuple[str, ...] = tuple(p.name for p in PARAMS if p.where == "sysctl") + ("max_burst", "pf_expose")
+
+
+def sysctl_value(param: Param, value: int | bool) -> str:
+    """The value as the sysctl takes it: timers in whole ms (the spec refuses fractions)."""
+    if param.unit == "ms":
+        return str(int(value) // 1_000_000)
+    if param.unit == "bool":
+        return "1" if value else "0"
+    return str(value)
