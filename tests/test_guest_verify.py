@@ -89,7 +89,11 @@ def test_hosts_with_any_names_are_verified_with_their_clock_and_blackhole(tmp_pa
     )
     r = sctpbench("run", str(experiment), "--json", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
-    v = sctpbench("verify", json.loads(r.stdout)["runs"][0]["directory"], "--json")
+    run_dir = json.loads(r.stdout)["runs"][0]["directory"]
+    # With captures on, the plan lists tcpdump first: the agent's version must still be the agent's.
+    versions = json.loads((Path(run_dir) / "versions.json").read_text())
+    assert versions["agent"].startswith("sctpbench-agent "), versions
+    v = sctpbench("verify", run_dir, "--json")
     report = json.loads(v.stdout)["runs"][0]
     assert v.returncode == 0, report["failed"]
     assert report["clock"] is not None
