@@ -8,9 +8,20 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from scipy import stats
 
-UDPGEN = Path(__file__).resolve().parent.parent / "sctpbench" / "workloads" / "udpgen" / "build" / "sctpbench-udpgen"
+FOLDER = Path(__file__).resolve().parent.parent / "sctpbench" / "workloads" / "udpgen"
+UDPGEN = FOLDER / "build" / "sctpbench-udpgen"
+
+
+@pytest.fixture(scope="module", params=["release", "asan"])
+def udpgen(request: pytest.FixtureRequest) -> Path:
+    """The release build, and one under ASan + UBSan (built here: a memory error fails the test)."""
+    if request.param == "release":
+        return UDPGEN
+    subprocess.run(["make", "-s", "-C", str(FOLDER), "sanitize"], check=True)
+    return FOLDER / "build" / "sctpbench-udpgen-asan"
 
 
 def _free_port() -> int:
@@ -19,8 +30,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _send(tmp: Path, port: int, seed: int, records: str) -> list[list[str]]:
-    sender = subprocess.Popen([str(UDPGEN), "send", "--local", "127.0.0.1", "--peer", "127.0.0.1", "--port", str(port),
+def _send(udpgen: Path, tmp: Path, port: int, seed: int, records: str) -> list[list[str]]:
+    sender = subprocess.Popen([str(udpgen), "send", "--local", "127.0.0.1", "--peer", "127.0.0.1", "--port", str(port),
                                "--size", "250", "--rate", "2000", "--arrival", "poisson", "--seed", str(seed),
                                "--duration", "500", "--records", str(tmp / records)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -32,13 +43,13 @@ def _send(tmp: Path, port: int, seed: int, records: str) -> list[list[str]]:
     return [line.split() for line in (tmp / records).read_text().splitlines()]
 
 
-def test_poisson_datagrams_all_reach_the_sink_with_seeded_exponential_gaps(tmp_path: Path) -> None:
+def test_poisson_datagrams_all_reach_the_sink_with_seeded_exponential_gaps(udpgen: Path, tmp_path: Path) -> None:
     port = _free_port()
-    sink = subprocess.Popen([str(UDPGEN), "sink", "--local", "127.0.0.1", "--port", str(port), "--records",
+    sink = subprocess.Popen([str(udpgen), "sink", "--local", "127.0.0.1", "--port", str(port), "--records",
                              str(tmp_path / "sink.rec")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert sink.stdout and sink.stdin
     assert sink.stdout.readline() == "ready\n"
-    tx = _send(tmp_path, port, 7, "send.rec")
+    tx = _send(udpgen, tmp_path, port, 7, "send.rec")
     time.sleep(0.2)
     sink.stdin.close()
     assert sink.wait(timeout=10) == 0
@@ -51,14 +62,14 @@ def test_poisson_datagrams_all_reach_the_sink_with_seeded_exponential_gaps(tmp_p
     assert 700 < len(sent) < 1300  # 2000/s for 0.5 s
     assert stats.kstest(gaps, "expon", args=(0, 1e9 / 2000)).pvalue > 0.01
     # The same seed gives the same gaps, whatever the machine did meanwhile.
-    again = [int(r[1]) for r in _send(tmp_path, port, 7, "again.rec") if r[0] == "tx"]
+    again = [int(r[1]) for r in _send(udpgen, tmp_path, port, 7, "again.rec") if r[0] == "tx"]
     assert [b - a for a, b in zip(again, again[1:], strict=False)] == gaps
 
 
-def test_bad_options_are_refused_with_usage() -> None:
-    r = subprocess.run([str(UDPGEN), "send", "--local", "127.0.0.1", "--port", "9", "--records", "/dev/null",
+def test_bad_options_are_refused_with_usage(udpgen: Path) -> None:
+    r = subprocess.run([str(udpgen), "send", "--local", "127.0.0.1", "--port", "9", "--records", "/dev/null",
                         "--arrival", "saturate"], capture_output=True, text=True)
     assert r.returncode == 2 and "bad --arrival (periodic or poisson) 'saturate'" in r.stderr
-    r = subprocess.run([str(UDPGEN), "send", "--local", "127.0.0.1", "--port", "9", "--records", "/dev/null"],
+    r = subprocess.run([str(udpgen), "send", "--local", "127.0.0.1", "--port", "9", "--records", "/dev/null"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "send needs" in r.stderr
