@@ -96,7 +96,8 @@ def markers(path_events: Iterable[Row]) -> list[Marker]:
             label = f"{word} {e['path']}" if e.get("path") else word
             out.append(Marker(t, label, e["kind"], e["source"], style.colour, style.style))
             continue
-        label = f"{e['source']}: {e.get('path') or e.get('addr')} {e['kind'].removeprefix('ADDR_')}"
+        where = e.get("path") or e.get("addr")  # a send failure names neither
+        label = f"{e['source']}: {f'{where} ' if where else ''}{e['kind'].removeprefix('ADDR_')}"
         out.append(Marker(t, label, e["kind"], e["source"]))
     return sorted(out, key=lambda m: m.t_s)
 
