@@ -38,9 +38,7 @@ from sctpbench.model.fields import (  # the file's value types, also as spec.Dur
     Size,
     Timer,
 )
-from sctpbench.model.fields import (
-    Model as _Model,
-)
+from sctpbench.model.fields import Model as _Model
 from sctpbench.model.tolerances import Tolerances
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
