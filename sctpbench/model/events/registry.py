@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -27,8 +29,8 @@ NOT_KINDS = {"base", "registry"}
 
 
 @functools.cache
-def kinds() -> dict[str, type[Event]]:
-    """name → kind, in the kinds' order (then by name)."""
+def kinds() -> Mapping[str, type[Event]]:
+    """name → kind, in the kinds' order (then by name); read-only, being the cache itself."""
     found: dict[str, type[Event]] = {}
     for info in pkgutil.iter_modules(package.__path__):
         if info.name in NOT_KINDS or info.name.startswith("_"):
@@ -38,7 +40,7 @@ def kinds() -> dict[str, type[Event]]:
             if kind.name in found:
                 raise TypeError(f"event kind {kind.name!r} is defined twice: {found[kind.name].__module__} and {module.__name__}")
             found[kind.name] = kind
-    return dict(sorted(found.items(), key=lambda item: (item[1].order, item[0])))
+    return MappingProxyType(dict(sorted(found.items(), key=lambda item: (item[1].order, item[0]))))
 
 
 def _kinds_in(module: Any) -> list[type[Event]]:
@@ -55,7 +57,7 @@ def names() -> list[str]:
     return list(kinds())
 
 
-def steps() -> dict[str, type[Event]]:
+def steps() -> Mapping[str, type[Event]]:
     """The kinds that are primitive timeline steps: what a plan's timeline holds."""
     return {name: kind for name, kind in kinds().items() if kind.primitive}
 
