@@ -9,8 +9,7 @@ sctpbench/schema/KIND.schema.json (a test keeps them equal to these) and printed
 
 The schemas check keys, types and the written form of every value. Bounds that depend on
 the unit (`workload.duration` from 1ms, a delay up to 274s), names that refer to each other
-(hosts, paths) and keys that exclude each other (an event's one action, described here)
-remain the loader's: a file the schema accepts can still be refused, with one line saying why.
+(hosts, paths) and keys that exclude each other remain the loader's: a file the schema accepts can still be refused, with one line saying why.
 """
 
 from __future__ import annotations
@@ -66,7 +65,7 @@ def generate(kind: Kind) -> dict[str, Any]:
     defs = schema.setdefault("$defs", {})
     if kind == "experiment":
         _topology_forms(schema)
-        _describe_actions(defs["Event"])
+        _event_kinds(schema)
     if kind == "campaign":
         _campaign_forms(schema)
     if "DropPattern" in defs:
@@ -158,11 +157,13 @@ def _drop_pattern_file(pattern: dict[str, Any]) -> None:
     pattern["oneOf"] = [{"required": ["positions"]}, {"required": ["file"]}]
 
 
-def _describe_actions(event: dict[str, Any]) -> None:
-    # Not enforced: "exactly one of nine keys, each with its own companions" makes editors'
-    # messages about a typo unreadable; the loader says which key is wrong.
-    taking = "; ".join(f"{action}: {', '.join(sorted(keys)) or 'only at'}" for action, keys in spec.ACTION_KEYS.items())
-    event["description"] += f" The keys each action takes: {taking}."
+def _event_kinds(schema: dict[str, Any]) -> None:
+    """Each event kind's schema (model/events/registry.py) as a definition of its own."""
+    for branch in schema["properties"]["events"]["items"]["allOf"]:
+        kind = branch["then"]
+        if "$ref" not in kind:
+            schema["$defs"][kind["title"]] = kind
+            branch["then"] = {"$ref": f"#/$defs/{kind['title']}"}
 
 
 def _campaign_forms(schema: dict[str, Any]) -> None:

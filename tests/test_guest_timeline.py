@@ -41,3 +41,7 @@ def test_restore_brings_the_path_back_and_primary_moves_traffic(tmp_path: Path) 
 
     primary = next(e for e in run["events"] if e["kind"] == "primary")
     assert 0 <= primary["lag_ns"] < 100_000_000
+    # The agent's record of the change reaches the path-event table, on the path it names.
+    primary_set = [e for e in events if e["source"] == "client" and e["kind"] == "PRIMARY_SET"]
+    assert [(e["path"], e["addr"]) for e in primary_set] == [("secondary", "198.18.1.2")]
+    assert 9 * S <= primary_set[0]["t_rel_ns"] < 9 * S + 100_000_000

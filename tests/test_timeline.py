@@ -74,8 +74,8 @@ def test_inline_trace_steps_and_mahimahi_free_units(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("event, message", [
-    ("{at: 1s, fail: primary, period: 1s}", "period not allowed with fail; allowed: only at"),
-    ("{at: 1s, flap: primary}", "flap needs period"),
+    ("{at: 1s, fail: primary, period: 1s}", "period: unknown key; allowed: at, fail"),
+    ("{at: 1s, flap: primary}", "period: required key is missing"),
     ("{at: 1s, degrade: primary, set: {queue: 5}}", "the queue is fixed when the path is built"),
     ("{at: 1s, trace: primary, field: delay}", "trace needs steps"),
     ("{at: 1s, pingpong: [primary, secondary], good: {delay: 1ms}, bad: {delay: 9ms}, dwell: [2s, 1s]}", "dwell: [min, max]"),

@@ -3,7 +3,9 @@
 A run folder after collection holds, besides what the backend wrote:
   messages.parquet      one row per message: seq, stream, size, t_gen_ns, t_sent_ns,
                         t_rx_ns, mtt_ns, path, from_addr, t_rel_ns (from t0)
-  path_events.parquet   timeline actions and SCTP_PEER_ADDR_CHANGE notifications
+  path_events.parquet   timeline actions, SCTP_PEER_ADDR_CHANGE notifications, and what the
+                        agents record besides: the primary set (PRIMARY_SET, the client's
+                        `event primary`) and messages given up (SEND_FAILED, `sendfail`)
   path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per endpoint and path
   params.json           requested values, sysctls read back, association values read back
   summary.json          metrics of the run, the detection model, event lags, the timing
@@ -85,6 +87,20 @@ def addr_event_row(endpoint: str, c: records.AddrChange, path_of: dict[str, str]
             "addr": c.addr, "detail": f"error {c.error}"}
 
 
+# Kinds of the agents' own records in the path-event table, beside the notifications' ADDR_*.
+PRIMARY_SET = "PRIMARY_SET"
+SEND_FAILED = "SEND_FAILED"
+
+
+def agent_event_rows(endpoint: str, rec: records.Records, path_of: dict[str, str], rel: Relative) -> list[dict[str, Any]]:
+    """The endpoint's primary changes that took effect and its send failures, as event rows."""
+    rows = [{"t_ns": t, "t_rel_ns": rel(t), "source": endpoint, "kind": PRIMARY_SET, "path": path_of.get(addr), "addr": addr,
+             "detail": "SCTP_PRIMARY_ADDR took effect"} for t, name, addr in rec.events if name == "primary"]
+    rows += [{"t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "source": endpoint, "kind": SEND_FAILED, "path": None, "addr": None,
+              "detail": f"message {'?' if s.seq is None else s.seq}, error {s.error}"} for s in rec.sendfail]
+    return rows
+
+
 def sample_row(endpoint: str, s: records.PathSample, path_of: dict[str, str], rel: Relative, hz: int | None) -> dict[str, Any]:
     return {"t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "endpoint": endpoint, "path": path_of.get(s.addr), "addr": s.addr,
             "state": s.state, "cwnd": s.cwnd, "srtt_ms": s.srtt_raw * 1000.0 / hz if hz else None, "rto_ms": s.rto_ms,
@@ -133,6 +149,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
     event_rows = [timeline_event_row(e, path_of, rel) for e in events]
     for endpoint, rec in (("client", client), ("server", server)):
         event_rows += [addr_event_row(endpoint, c, path_of, rel) for c in rec.addr]
+        event_rows += agent_event_rows(endpoint, rec, path_of, rel)
     event_rows.sort(key=lambda r: r["t_ns"])
     _write_table(run_dir / "path_events.parquet", event_rows, EVENT_SCHEMA)
 

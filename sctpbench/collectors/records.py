@@ -52,6 +52,15 @@ class PathSample:
     primary: bool
 
 
+@dataclass(frozen=True)
+class SendFail:
+    """SCTP_SEND_FAILED_EVENT: a message the association gave up on."""
+
+    t_ns: int
+    error: int
+    seq: int | None  # the message's sequence number mod 2³², None when the kernel gave no context
+
+
 @dataclass
 class Records:
     role: str = ""
@@ -64,6 +73,7 @@ class Records:
     path: list[PathSample] = field(default_factory=list)
     assoc: list[tuple[int, str, str]] = field(default_factory=list)
     events: list[tuple[int, str, str]] = field(default_factory=list)
+    sendfail: list[SendFail] = field(default_factory=list)
     other: list[list[str]] = field(default_factory=list)
     end: tuple[int, int] | None = None
 
@@ -99,6 +109,8 @@ def parse(lines: list[str]) -> Records:
                 rec.assoc.append((int(f[1]), f[2], "\t".join(f[3:])))
             elif kind == "event":
                 rec.events.append((int(f[1]), f[2], "\t".join(f[3:])))
+            elif kind == "sendfail":
+                rec.sendfail.append(SendFail(int(f[1]), int(f[2]), None if f[3] == "-" else int(f[3])))
             elif kind == "end":
                 rec.end = (int(f[1]), int(f[2]))
             else:

@@ -8,94 +8,40 @@ the pydantic models, names that refer to each other (hosts, paths, addresses) by
 from __future__ import annotations
 
 import copy
-import ipaddress
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NoReturn
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, create_model, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError, WithJsonSchema, model_validator
 
-from sctpbench.model import influxurl, inputfile, sctp_params, shaping, timeline, units
+from sctpbench.model import influxurl, inputfile, sctp_params, shaping, units
 from sctpbench.model.addressing import endpoint_address
 from sctpbench.model.errors import SpecError
+from sctpbench.model.events import registry
+from sctpbench.model.events.base import Context, Event, Where
+from sctpbench.model.events.registry import EventItem
+from sctpbench.model.fields import (  # the file's value types, also as spec.Duration, spec.Name, …
+    INT_MAX,
+    MAX_NAME_CHARS,
+    NAME_HELP,
+    NAME_PATTERN,
+    U32_MAX,
+    WRITTEN,  # noqa: F401 (fileschema.py reads spec.WRITTEN)
+    DirectionOverride,
+    Duration,
+    MessageRate,
+    Name,
+    Percent,
+    Shaping,
+    Size,
+    Timer,
+)
+from sctpbench.model.fields import Model as _Model
 from sctpbench.model.tolerances import Tolerances
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
-
-# A quantity's JSON Schema is its written form (`10ms`), not the integer it becomes, or an
-# editor would refuse every valid file; sctpbench/fileschema.py puts the syntax for KIND
-# where `{WRITTEN: KIND}` stands. Bounds stay the loader's (they depend on the unit).
-WRITTEN = "x-sctpbench-written"
-
-
-def _written(kind: str) -> WithJsonSchema:
-    return WithJsonSchema({WRITTEN: kind})
-
-
-Duration = Annotated[int, BeforeValidator(units.parse_duration), _written("duration")]
-Delay = Annotated[int, BeforeValidator(units.parse_delay), _written("duration")]
-Jitter = Annotated[int, BeforeValidator(units.parse_jitter), _written("duration")]
-# The kernel's SCTP timer sysctls (rto_initial, rto_max, hb_interval) allow at most one day.
-Timer = Annotated[Duration, Field(le=86_400_000_000_000)]
-INT_MAX = 2**31 - 1  # the kernel's retransmission counters are int
-U32_MAX = 2**32 - 1  # tc's queue limits
-# A name becomes part of folder names (NAME-TIMESTAMP/…): well below the file system's 255 bytes.
-MAX_NAME_CHARS = 100
-Rate = Annotated[int, BeforeValidator(units.parse_rate), _written("rate")]
-Size = Annotated[int, BeforeValidator(units.parse_size), _written("size")]
-Percent = Annotated[float, BeforeValidator(units.parse_percent), _written("percent")]
-MessageRate = Annotated[float, BeforeValidator(units.parse_message_rate), _written("message_rate")]
-NAME_PATTERN = r"^[a-z][a-z0-9]{0,9}$"
-Name = Annotated[str, Field(pattern=NAME_PATTERN)]
-NAME_HELP = "lower-case letters and digits, starting with a letter, at most 10 characters"
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class GilbertElliott(_Model):
-    """Two-state bursty loss (netem gemodel), in the literature's terms: p good→bad and
-    r bad→good transition probabilities, h the delivery probability in the bad state and
-    k in the good state. The defaults (h 0 %, k 100 %) are Gilbert's simple model."""
-
-    p: Percent
-    r: Percent
-    h: Percent = 0.0
-    k: Percent = 100.0
-
-
-def _shaping_fields(optional: bool) -> dict[str, Any]:
-    """The shaping keys, once for the path (with defaults) and once for overrides (all None)."""
-    fields: dict[str, tuple[Any, Any]] = {
-        "rate": (Rate | None, None),
-        "delay": (Delay, 0),
-        "jitter": (Jitter, 0),
-        "jitter_correlation": (Percent, 0.0),
-        "jitter_distribution": (Literal["normal", "pareto", "paretonormal"] | None, None),
-        "loss": (Percent, 0.0),
-        "loss_correlation": (Percent, 0.0),
-        "gilbert_elliott": (GilbertElliott | None, None),
-        "reorder": (Percent, 0.0),
-        "reorder_correlation": (Percent, 0.0),
-        "duplicate": (Percent, 0.0),
-        "corrupt": (Percent, 0.0),
-        "queue": (Annotated[int, Field(ge=1, le=U32_MAX)] | None, None),
-        "queue_bytes": (QueueBytes | None, None),
-    }
-    if optional:
-        return {k: (tp | None, None) for k, (tp, _) in fields.items()}
-    return fields
-
-
-QueueBytes = Annotated[int | Literal["bdp"], BeforeValidator(lambda v: v if v == "bdp" else units.parse_size(v)),
-                      WithJsonSchema({"anyOf": [{"const": "bdp"}, {WRITTEN: "size"}]})]
-
-Shaping = create_model("Shaping", __base__=_Model, __doc__="What one direction of a path does to packets.", **_shaping_fields(False))
-DirectionOverride = create_model("DirectionOverride", __base__=_Model, __doc__="Shaping values that replace the path's; unset keys keep them.",
-                                 **_shaping_fields(True))
 
 
 # As written: numbers from 1 and ranges; whether a range runs upwards is the loader's to judge.
@@ -201,81 +147,6 @@ class Workload(_Model):
     port: Annotated[int, Field(ge=1, le=65535)] = 5000
 
 
-ACTIONS = ("fail", "restore", "primary", "down", "up", "degrade", "flap", "trace", "pingpong")
-# Keys besides `at` and the action that each action takes.
-ACTION_KEYS = {
-    "fail": set(), "restore": set(), "primary": set(), "down": set(), "up": set(),
-    "degrade": {"direction", "set"},
-    "flap": {"period", "duty", "count", "until"},
-    "trace": {"direction", "field", "steps", "file"},
-    "pingpong": {"good", "bad", "dwell", "until"},
-}
-
-PARAMETER_KEYS: set[str] = set().union(*ACTION_KEYS.values())
-
-
-class Event(_Model):
-    """One change on the timeline: `at` and exactly one action key, with that action's keys."""
-
-    at: Duration
-    fail: Name | None = Field(default=None, description="blackhole both directions of a path; its interfaces stay up")
-    restore: Name | None = Field(default=None, description="undo fail")
-    primary: str | None = Field(default=None, description="set the primary path (path name or peer address)")
-    down: Name | None = Field(default=None, description="set both hosts' interfaces of the path down")
-    up: Name | None = Field(default=None, description="set them up again (routes restored)")
-    degrade: Name | None = Field(default=None, description="step change of shaping values (set:) on a path")
-    flap: Name | None = Field(default=None, description="fail and restore a path periodically")
-    trace: Name | None = Field(default=None, description="time-driven delay, rate or loss steps on a path")
-    pingpong: tuple[Name, Name] | None = Field(default=None, description="a terminal moving between two paths")
-    direction: Literal["forward", "reverse", "both"] = "both"
-    set: DirectionOverride | None = None  # type: ignore[valid-type]
-    period: Annotated[Duration, Field(gt=0)] | None = None
-    duty: Annotated[float, Field(gt=0, lt=1)] = 0.5
-    count: Annotated[int, Field(ge=1, le=100_000)] | None = None
-    until: Duration | None = None
-    field: Literal["delay", "rate", "loss"] | None = None
-    steps: list[tuple[Duration, Any]] | None = None
-    file: str | None = None
-    good: DirectionOverride | None = None  # type: ignore[valid-type]
-    bad: DirectionOverride | None = None  # type: ignore[valid-type]
-    dwell: tuple[Duration, Duration] | None = None
-
-    @model_validator(mode="after")
-    def _one_action(self) -> Event:
-        given = [k for k in ACTIONS if getattr(self, k) is not None]
-        if len(given) != 1:
-            raise ValueError(f"an event needs exactly one of: {', '.join(ACTIONS)}")
-        action = given[0]
-        extra = (PARAMETER_KEYS & self.model_fields_set) - ACTION_KEYS[action]
-        if extra:
-            raise ValueError(f"{', '.join(sorted(extra))} not allowed with {action}; allowed: {', '.join(sorted(ACTION_KEYS[action])) or 'only at'}")
-        required = {"degrade": ["set"], "flap": ["period"], "trace": ["field"], "pingpong": ["good", "bad", "dwell"]}.get(action, [])
-        missing = [k for k in required if getattr(self, k) is None]
-        if missing:
-            raise ValueError(f"{action} needs {', '.join(missing)}")
-        if action == "trace" and (self.steps is None) == (self.file is None):
-            raise ValueError("trace needs steps: [[time, value], ...] or file: PATH (one of them)")
-        if self.dwell is not None and not 0 < self.dwell[0] <= self.dwell[1]:
-            raise ValueError("dwell: [min, max] with 0 < min <= max")
-        return self
-
-    @property
-    def action(self) -> str:
-        return next(k for k in ACTIONS if getattr(self, k) is not None)
-
-    @property
-    def target(self) -> str:
-        value = getattr(self, self.action)
-        return "+".join(value) if isinstance(value, tuple) else str(value)
-
-    def paths(self) -> list[str]:
-        """The paths the event acts on (none for primary, which names a path or an address)."""
-        if self.action == "primary":
-            return []
-        value = getattr(self, self.action)
-        return list(value) if isinstance(value, tuple) else [value]
-
-
 _TOLERANCE = Tolerances()
 
 
@@ -356,7 +227,7 @@ class Experiment(_Model):
     topology: Topology
     sctp: SctpParams = SctpParams()
     workload: Workload
-    events: list[Event] = []
+    events: list[Annotated[Event, EventItem()]] = Field(default=[], description="the timeline: one kind of event each (model/events/)")
     measure: Measure = Measure()
     influx: Influx = Influx()
     repeat: Annotated[int, Field(ge=1, le=10000)] = 1
@@ -541,10 +412,10 @@ def load(path: str | Path, overrides: Sequence[str] = ()) -> Experiment:
     try:
         experiment = Experiment.model_validate(data)
     except ValidationError as e:
-        raise SpecError(_describe(dict(e.errors()[0]), source)) from None
+        raise SpecError(_describe(dict(e.errors()[0]), source, data)) from None
     _check_references(experiment, source)
-    _check_primary_addresses(experiment, source)
-    experiment = _resolve_traces(experiment, path.parent, source)
+    _check_events(experiment, source)
+    experiment = _resolve_events(experiment, path.parent, source)
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": path.stem})
     return experiment
@@ -568,10 +439,15 @@ def _unwrap(tp: Any) -> Any:
             return tp
 
 
-def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+def _model_at(loc: tuple[Any, ...], data: Any = None) -> type[BaseModel] | None:
+    """The model at loc; `data` (the input) tells which kind an event is."""
     tp: Any = Experiment
+    node = data
     for part in loc:
         tp = _unwrap(tp)
+        if tp is Event:
+            tp = registry.kind_of(node) or tp
+        node = _child(node, part)
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             field = tp.model_fields.get(str(part))
             if field is None:
@@ -584,24 +460,34 @@ def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
         else:
             return None
     tp = _unwrap(tp)
+    if tp is Event:
+        tp = registry.kind_of(node) or tp
     return tp if isinstance(tp, type) and issubclass(tp, BaseModel) else None
 
 
-def _describe(error: dict[str, Any], source: Source) -> str:
+def _child(node: Any, part: Any) -> Any:
+    if isinstance(node, dict):
+        return node.get(part, node.get(str(part)))
+    if isinstance(node, list) and str(part).isdigit() and int(part) < len(node):
+        return node[int(part)]
+    return None
+
+
+def _describe(error: dict[str, Any], source: Source, data: Any = None) -> str:
     loc = tuple(str(p) for p in error["loc"] if not str(p).startswith("function-"))
     key = shown_key(loc)
     kind = error["type"]
     if kind == "extra_forbidden":
-        model = _model_at(tuple(error["loc"][:-1]))
+        model = _model_at(tuple(error["loc"][:-1]), data)
         allowed = ", ".join(model.model_fields) if model else "see the documentation"
         detail = f"unknown key; allowed: {allowed}"
     elif kind == "missing":
         detail = "required key is missing"
-        model = _model_at(tuple(error["loc"]))
+        model = _model_at(tuple(error["loc"]), data)
         if model is not None:
             detail += f" (a mapping with keys {', '.join(model.model_fields)})"
     else:
-        detail = value_detail(error, NAME_HELP)
+        detail = value_detail(error, NAME_HELP, data)
     return f"{source.where(loc)}: {key}: {detail}"
 
 
@@ -624,7 +510,7 @@ FIELD_HELP: dict[tuple[str, ...], str] = {
 }
 
 
-def value_detail(error: dict[str, Any], name_help: str) -> str:
+def value_detail(error: dict[str, Any], name_help: str, data: Any = None) -> str:
     """What is wrong with a value (rather than a key), worded alike for every file."""
     kind = error["type"]
     value = units.shown(error.get("input"))
@@ -646,13 +532,13 @@ def value_detail(error: dict[str, Any], name_help: str) -> str:
     if kind in ("less_than_equal", "greater_than_equal", "less_than", "greater_than"):
         bound = next(iter(error["ctx"].values()))
         words = {"less_than_equal": "at most", "greater_than_equal": "at least", "less_than": "less than", "greater_than": "more than"}
-        return f"{value} is out of range; allowed: {words[kind]} {_bound(loc, bound)}"
+        return f"{value} is out of range; allowed: {words[kind]} {_bound(loc, bound, data)}"
     return f"{error['msg']} (got {value})"
 
 
-def _bound(loc: tuple[str, ...], bound: object) -> str:
+def _bound(loc: tuple[str, ...], bound: object, data: Any = None) -> str:
     """A bound as the file writes it: durations in units, not nanoseconds."""
-    model = _model_at(tuple(loc[:-1]))
+    model = _model_at(tuple(loc[:-1]), data)
     field = model.model_fields.get(loc[-1]) if model is not None else None
     if field is not None and isinstance(bound, int) and "parse_duration" in repr((field.annotation, field.metadata)):
         return units.format_duration(bound)
@@ -677,84 +563,43 @@ def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
         fail("queue_bytes", f"{which}: the bandwidth-delay product exceeds tc's 32-bit byte limit; allowed: queue_bytes as a size")
 
 
-def _check_degrade(exp: Experiment, ev: Event, loc: tuple[str, ...], fail: Any) -> None:
-    """A change can alter values but not the qdisc layout the path was built with."""
-    changes: set[str] = set()
-    for override in (ev.set, ev.good, ev.bad):
-        if override is not None:
-            changes |= {k for k in Shaping.model_fields if getattr(override, k) is not None}
-    if ev.field:
-        changes.add(ev.field)
-    for name in ev.paths():
-        path = exp.topology.paths[name]
-        for which in ("forward", "reverse"):
-            values = path.direction(which)
-            if "rate" in changes and not values["rate"]:
-                fail(loc + (ev.action,), f"path {name} has no rate to change; give it a rate in the topology")
-            if changes & {"queue", "queue_bytes"}:
-                fail(loc + (ev.action,), "the queue is fixed when the path is built; change delay, jitter, loss, rate, …")
-
-
-def _resolve_traces(exp: Experiment, base_dir: Path, source: Source) -> Experiment:
-    """Read trace files and parse inline steps, so the timeline gets (offset ns, value) pairs."""
-    events = []
-    for i, ev in enumerate(exp.events):
-        if ev.action != "trace":
-            events.append(ev)
-            continue
-        assert ev.field is not None
-        loc = ("events", str(i))
-        try:
-            if ev.file is not None:
-                trace_path = base_dir / ev.file
-                text = inputfile.read_text(trace_path, f"{source.where(loc + ('file',))}: {'.'.join(loc)}.file")
-                steps = timeline.parse_trace(text, ev.field, str(trace_path))
-            else:
-                rows = "\n".join(f"{units.format_duration(t)} {v}" for t, v in ev.steps or [])
-                steps = timeline.parse_trace(rows, ev.field, f"{source.where(loc + ('steps',))}: {'.'.join(loc)}.steps")
-        except ValueError as e:
-            raise SpecError(str(e)) from None
-        events.append(ev.model_copy(update={"steps": steps, "file": None}))
-    return exp.model_copy(update={"events": events})
-
-
-# Each flap or dwell becomes a line of the plan and a command in the guest.
-MAX_EVENT_STEPS = 100_000
-
-
-def _check_step_count(ev: Event, end: int, fail: Any) -> None:
-    """A flap every nanosecond for a week would be 10¹⁴ steps: refuse it before expanding."""
-    span = (ev.until if ev.until is not None else end) - ev.at
-    if ev.action == "flap" and ev.period is not None and ev.count is None:
-        steps = 2 * max(span, 0) // ev.period
-        if steps > MAX_EVENT_STEPS:
-            fail("period", f"{units.format_duration(ev.period)} gives {steps} steps; "
-                           f"allowed: at most {MAX_EVENT_STEPS} (a longer period, a count or an until)")
-    if ev.action == "pingpong" and ev.dwell is not None:
-        steps = max(span, 0) // ev.dwell[0]
-        if steps > MAX_EVENT_STEPS:
-            fail("dwell", f"{units.format_duration(ev.dwell[0])} gives up to {steps} steps; "
-                          f"allowed: at most {MAX_EVENT_STEPS} (a longer dwell or an until)")
-
-
-def _check_primary_addresses(exp: Experiment, source: Source) -> None:
-    """`primary: ADDRESS` must be one of the server's addresses, which addressing.py assigns."""
+def _event_context(exp: Experiment) -> Context:
     w = exp.workload
-    peers = {name: endpoint_address(i, path.between.index(w.server), exp.topology.emulator)
-             for i, (name, path) in enumerate(exp.topology.paths.items()) if set(path.between) == {w.client, w.server}}
+    assoc = {name: path for name, path in exp.topology.paths.items() if set(path.between) == {w.client, w.server}}
+    indexes = {name: i for i, name in enumerate(exp.topology.paths)}
+    return Context(
+        shaping={name: {"forward": path.direction("forward"), "reverse": path.direction("reverse")}
+                 for name, path in exp.topology.paths.items()},
+        association=list(assoc),
+        # addressing.py's assignment: what `primary: ADDRESS` may name
+        peer_addresses={name: endpoint_address(indexes[name], path.between.index(w.server), exp.topology.emulator)
+                        for name, path in assoc.items()},
+        end_ns=w.start + w.duration,
+    )
+
+
+def _check_events(exp: Experiment, source: Source) -> None:
+    """What every event shares (its time, its paths), then what its kind checks."""
+    context = _event_context(exp)
     for i, ev in enumerate(exp.events):
-        if ev.action == "primary" and _is_address(ev.target) and ev.target not in peers.values():
-            loc = ("events", str(i), "primary")
-            allowed = ", ".join(f"{path} ({address})" for path, address in peers.items())
-            raise SpecError(f"{source.where(loc)}: {'.'.join(loc)}: {ev.target!r} is not a peer address of the association; allowed: {allowed}")
+        loc = ("events", str(i))
+
+        def fail(key: str, detail: str, loc: tuple[str, ...] = loc) -> NoReturn:
+            raise SpecError(f"{source.where(loc + (key,))}: {'.'.join(loc + (key,))}: {detail}")
+
+        if ev.at > context.end_ns:
+            fail("at", f"{units.format_duration(ev.at)} is after the workload ends ({units.format_duration(context.end_ns)})")
+        for name in ev.paths():
+            if name not in exp.topology.paths:
+                fail(ev.name, f"unknown path {name!r}; allowed: {', '.join(exp.topology.paths)}")
+        ev.check(context, fail)
 
 
-def _is_address(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
+def _resolve_events(exp: Experiment, base_dir: Path, source: Source) -> Experiment:
+    """Each event with what it refers to read in (a trace's file), so runs need no files."""
+    def where(i: int) -> Where:
+        return lambda key: f"{source.where(('events', str(i), key))}: events.{i}.{key}"
+    return exp.model_copy(update={"events": [ev.resolve(base_dir, where(i)) for i, ev in enumerate(exp.events)]})
 
 
 def _check_references(exp: Experiment, source: Source) -> None:
@@ -797,18 +642,6 @@ def _check_references(exp: Experiment, source: Source) -> None:
         blamed = "start" if ("workload", "start") in source.overrides else "duration"
         fail(("workload", blamed), f"start + duration is {units.format_duration(workload_end)}; "
                                 f"allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
-    for i, ev in enumerate(exp.events):
-        loc = ("events", str(i))
-        _check_step_count(ev, workload_end, lambda key, detail, loc=loc: fail(loc + (key,), detail))
-        if ev.at > workload_end:
-            fail(loc + ("at",), f"{units.format_duration(ev.at)} is after the workload ends ({units.format_duration(workload_end)})")
-        for name in ev.paths():
-            if name not in exp.topology.paths:
-                fail(loc + (ev.action,), f"unknown path {name!r}; allowed: {', '.join(exp.topology.paths)}")
-        if ev.action in ("degrade", "trace", "pingpong"):
-            _check_degrade(exp, ev, loc, fail)
-        if ev.action == "primary" and ev.target not in assoc_paths and not _is_address(ev.target):
-            fail(loc + ("primary",), f"{ev.target!r} is not a path of the association; allowed: {', '.join(assoc_paths)} or a peer address")
     p = exp.sctp
     if p.rto_min is not None and p.rto_max is not None and p.rto_min > p.rto_max:
         fail(("sctp", "rto_min"), "must not exceed rto_max")

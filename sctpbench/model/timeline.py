@@ -1,9 +1,10 @@
 """The experiment's events made into primitive steps on one time axis.
 
-Compound events expand here, deterministically: a flap into fail/restore pairs, a trace
-into degrade steps, a ping-pong movement into seeded degrade steps that swap two paths'
-conditions. Shaping changes accumulate, so each degrade step carries the complete values
-of its direction at that moment. The plan turns steps into commands.
+Each event kind expands itself (model/events/: a flap into fail/restore pairs, a trace into
+degrade steps, a ping-pong movement into seeded degrade steps that swap two paths'
+conditions); here the steps are put in time order and shaping changes accumulate, so each
+degrade step carries the complete values of its direction at that moment. The plan turns
+steps into commands (each primitive kind's `render`).
 
 Trace file format (one step per line, `#` starts a comment):
 
@@ -21,9 +22,9 @@ to rate steps with `sctpbench trace mahimahi FILE --window 100ms` (`mahimahi_rat
 from __future__ import annotations
 
 import copy
-import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sctpbench.model import units
 
@@ -34,7 +35,7 @@ FIELD_PARSERS = {"delay": units.parse_delay, "rate": units.parse_rate, "loss": u
 @dataclass(frozen=True)
 class Step:
     at_ns: int
-    kind: str  # fail, restore, primary, degrade, down, up
+    kind: str  # a primitive event kind: fail, restore, primary, degrade, down, up, …
     path: str  # for primary: a path name or a peer address
     direction: str | None = None  # degrade only
     values: dict[str, Any] = field(default_factory=dict)  # degrade: the direction's complete shaping
@@ -74,11 +75,17 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def expand(events: list[Any], shaping: dict[str, dict[str, dict[str, Any]]], seed: int, end_ns: int) -> list[Step]:
+class Expandable(Protocol):
+    """An event of any kind (model/events/): it knows its own primitive steps."""
+
+    def expand(self, seed: int, end_ns: int) -> list[Step]: ...
+
+
+def expand(events: Sequence[Expandable], shaping: dict[str, dict[str, dict[str, Any]]], seed: int, end_ns: int) -> list[Step]:
     """events: validated spec events; shaping: path → direction → configured values."""
     raw: list[Step] = []
     for ev in events:
-        raw += _expand_one(ev, seed, end_ns)
+        raw += ev.expand(seed, end_ns)
     raw.sort(key=lambda s: s.at_ns)  # stable: steps at one instant keep the file's order
     state = copy.deepcopy(shaping)
     steps: list[Step] = []
@@ -90,59 +97,6 @@ def expand(events: list[Any], shaping: dict[str, dict[str, dict[str, Any]]], see
         for direction in DIRECTIONS if step.direction == "both" else (step.direction,):
             state[step.path][direction] |= step.values
             steps.append(Step(step.at_ns, "degrade", step.path, direction, dict(state[step.path][direction]), step.origin))
-    return steps
-
-
-def _expand_one(ev: Any, seed: int, end_ns: int) -> list[Step]:
-    action, target = ev.action, ev.target
-    if action in ("fail", "restore", "primary", "down", "up"):
-        return [Step(ev.at, action, target, origin=action)]
-    if action == "degrade":
-        return [Step(ev.at, "degrade", target, ev.direction, _changes(ev.set), origin="degrade")]
-    if action == "flap":
-        return _flap(ev, end_ns)
-    if action == "trace":
-        return [
-            Step(ev.at + offset, "degrade", target, ev.direction, {ev.field: value}, origin=f"trace {ev.field}")
-            for offset, value in ev.steps
-        ]
-    if action == "pingpong":
-        return _pingpong(ev, seed, end_ns)
-    raise ValueError(f"unknown event action {action!r}")
-
-
-def _changes(override: Any) -> dict[str, Any]:
-    return {k: (v.model_dump() if hasattr(v, "model_dump") else v) for k, v in override if v is not None}
-
-
-def _flap(ev: Any, end_ns: int) -> list[Step]:
-    until = ev.until if ev.until is not None else end_ns
-    down_ns = round(ev.period * ev.duty)
-    steps: list[Step] = []
-    k = 0
-    while (ev.count is None or k < ev.count) and ev.at + k * ev.period < until:
-        start = ev.at + k * ev.period
-        steps += [Step(start, "fail", ev.target, origin="flap"), Step(start + down_ns, "restore", ev.target, origin="flap")]
-        k += 1
-    return steps
-
-
-def _pingpong(ev: Any, seed: int, end_ns: int) -> list[Step]:
-    """A terminal moving back and forth between two access networks: at each move the
-    two paths swap their `good` and `bad` conditions; dwell times are drawn uniformly from
-    `dwell` with the run's seed, so a repetition moves exactly the same way."""
-    rng = random.Random(f"pingpong:{seed}:{ev.at}")
-    first, second = ev.pingpong
-    good, bad = _changes(ev.good), _changes(ev.bad)
-    until = ev.until if ev.until is not None else end_ns
-    steps: list[Step] = []
-    t, on_first = ev.at, True
-    while t < until:
-        near, far = (first, second) if on_first else (second, first)
-        origin = f"pingpong to {near}"
-        steps += [Step(t, "degrade", near, "both", good, origin), Step(t, "degrade", far, "both", bad, origin)]
-        t += rng.randint(ev.dwell[0], ev.dwell[1])
-        on_first = not on_first
     return steps
 
 

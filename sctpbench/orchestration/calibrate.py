@@ -24,8 +24,9 @@ import numpy as np
 import pyarrow.parquet as pq
 from scipy import stats
 
+from sctpbench.model.events import registry
 from sctpbench.model.shaping import DEFAULT_QUEUE_PACKETS
-from sctpbench.model.spec import DirectionOverride, Event, Experiment, PathSpec
+from sctpbench.model.spec import DirectionOverride, Experiment, PathSpec
 from sctpbench.orchestration import runner
 from sctpbench.plan.build import LINUX_SNDBUF
 
@@ -95,7 +96,7 @@ def _association_paths(exp: Experiment) -> list[str]:
 
 def _derive(exp: Experiment, name: str, slot_ns: int, workload: dict[str, Any], capture: bool) -> Experiment:
     paths = _association_paths(exp)
-    events = [Event.model_validate({"at": f"{i * slot_ns}ns", "primary": p}) for i, p in enumerate(paths)]
+    events = [registry.validate({"at": f"{i * slot_ns}ns", "primary": p}) for i, p in enumerate(paths)]
     return exp.model_copy(update={
         "name": f"{exp.name}-calibrate-{name}",
         "events": events,

@@ -21,9 +21,8 @@ from sctpbench.outputs.folders import RunData, SessionData
 WIDTH_IN = 10.0
 STATE_COLOURS = {"ACTIVE": "#2ca02c", "PF": "#ff7f0e", "INACTIVE": "#d62728", "UNCONFIRMED": "#9e9e9e", "UNKNOWN": "#d9d9d9"}
 STATE_LABELS = {"INACTIVE": "INACTIVE (unreachable)", "PF": "PF (potentially failed)"}
-ACTION_COLOURS = {"fail": "#d62728", "down": "#8c0000", "restore": "#2ca02c", "up": "#1b7a1b", "primary": "#1f77b4"}
 NOTIFICATION_COLOURS = {"ADDR_UNREACHABLE": "#d62728", "ADDR_POTENTIALLY_FAILED": "#ff7f0e", "ADDR_AVAILABLE": "#2ca02c",
-                        "ADDR_MADE_PRIM": "#1f77b4"}
+                        "ADDR_MADE_PRIM": "#1f77b4", "PRIMARY_SET": "#1f77b4", "SEND_FAILED": "#000000"}
 PATH_COLOURS = ["#1f77b4", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
 # Many points become one embedded bitmap inside the SVG, so the page stays light.
 RASTERIZE_ABOVE = 5000
@@ -58,12 +57,12 @@ def _mark_events(ax: Axes, markers: list[series.Marker], labelled: bool) -> None
     ones (labelled only where asked: on every panel they would crowd the plot)."""
     for m in markers:
         if m.source == "timeline":
-            colour, style = ACTION_COLOURS.get(m.kind, "#7b3294"), "-"
+            colour, style = m.colour or "#7b3294", m.style
         elif m.source == "client":
             colour, style = NOTIFICATION_COLOURS.get(m.kind, "#555555"), "--"
         else:
             continue  # the server's view is in the path state figure; here it would only clutter
-        ax.axvline(m.t_s, color=colour, linestyle=style, linewidth=1.2 if style == "-" else 0.9, alpha=0.9, zorder=1)
+        ax.axvline(m.t_s, color=colour, linestyle=style, linewidth=1.2 if m.source == "timeline" else 0.9, alpha=0.9, zorder=1)
         if labelled or m.source == "timeline":
             ax.text(m.t_s, 0.98, f" {m.label}", transform=ax.get_xaxis_transform(), rotation=90, va="top", ha="right",
                     fontsize=7, color=colour, bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none", "pad": 0.5})
@@ -171,7 +170,7 @@ def path_samples(run: RunData, endpoint: str = "client") -> Figure:
             _empty(ax, f"{column} samples")
         _mark_events(ax, markers if n == 0 else [], labelled=False)
         for m in markers if n else []:
-            ax.axvline(m.t_s, color=ACTION_COLOURS.get(m.kind, "#7b3294"), linewidth=1.2, alpha=0.9, zorder=1)
+            ax.axvline(m.t_s, color=m.colour or "#7b3294", linestyle=m.style, linewidth=1.2, alpha=0.9, zorder=1)
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
     if axes[0].get_legend_handles_labels()[0]:

@@ -160,10 +160,10 @@ def events_table(run: folders.RunData) -> str:
     timeline = [[e.get("kind"), e.get("target"), e.get("detail") or "", f"{e.get('at_ns', 0) / 1e9:.3f}",
                  f"{e.get('lag_ns', 0) / 1e6:.2f}"] for e in run.summary.get("events") or []]
     notes = [[f"{e['t_rel_ns'] / 1e9:.3f}" if e.get("t_rel_ns") is not None else "–", e["source"], e.get("path") or "–",
-              e.get("addr") or "–", e["kind"]] for e in run.path_events if e["source"] != "timeline"]
+              e.get("addr") or "–", e["kind"], e.get("detail") or ""] for e in run.path_events if e["source"] != "timeline"]
     return ("<h3>Timeline</h3>" + table(["action", "target", "detail", "scheduled (s from t0)", "applied late by (ms)"], timeline, 3)
-            + "<h3>SCTP path notifications (SCTP_PEER_ADDR_CHANGE)</h3>"
-            + table(["time from t0 (s)", "endpoint", "path", "peer address", "state"], notes, 5))
+            + "<h3>SCTP path notifications (SCTP_PEER_ADDR_CHANGE), primary changes and send failures</h3>"
+            + table(["time from t0 (s)", "endpoint", "path", "peer address", "state", "detail"], notes, 6))
 
 
 def selfcheck_rows(check: dict[str, Any]) -> list[list[Any]]:

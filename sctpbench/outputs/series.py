@@ -14,7 +14,9 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
+from sctpbench.analysis import store
 from sctpbench.model import units
+from sctpbench.model.events import registry
 
 Row = dict[str, Any]
 
@@ -26,8 +28,6 @@ NOTIFIED_STATE = {
     "ADDR_AVAILABLE": "ACTIVE",
     "ADDR_CONFIRMED": "ACTIVE",
 }
-# Timeline actions drawn as vertical lines on every time axis.
-TIMELINE_KINDS = ("fail", "restore", "down", "up", "primary", "degrade", "flap", "pingpong", "trace")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,8 @@ class Marker:
     label: str
     kind: str
     source: str  # "timeline", "client" or "server"
+    colour: str | None = None  # a timeline step's: its event kind's marker
+    style: str = "-"
 
 
 @dataclass(frozen=True)
@@ -74,16 +76,28 @@ def _s(ns: int | None) -> float | None:
 def markers(path_events: Iterable[Row]) -> list[Marker]:
     """Timeline actions (fail, restore, primary, …) and SCTP path notifications, in time order."""
     out = []
+    previous: dict[str, str] = {}  # source → the kind of its last row
     for e in path_events:
         t = _s(e.get("t_rel_ns"))
         if t is None:
             continue
+        # A lost association fails every queued message at once: one line for the burst.
+        repeated = e["kind"] == store.SEND_FAILED and previous.get(e["source"]) == store.SEND_FAILED
+        previous[e["source"]] = e["kind"]
+        if repeated:
+            continue
         if e["source"] == "timeline":
-            if e["kind"] not in TIMELINE_KINDS:
+            # Timeline steps are drawn as their event kind says (model/events/); a row of
+            # a kind this version does not know is left out.
+            style = registry.marker(e["kind"])
+            if style is None:
                 continue
-            label = f"{e['kind']} {e['path']}" if e.get("path") else e["kind"]
-        else:
-            label = f"{e['source']}: {e.get('path') or e.get('addr')} {e['kind'].removeprefix('ADDR_')}"
+            word = style.label or e["kind"]
+            label = f"{word} {e['path']}" if e.get("path") else word
+            out.append(Marker(t, label, e["kind"], e["source"], style.colour, style.style))
+            continue
+        where = e.get("path") or e.get("addr")  # a send failure names neither
+        label = f"{e['source']}: {f'{where} ' if where else ''}{e['kind'].removeprefix('ADDR_')}"
         out.append(Marker(t, label, e["kind"], e["source"]))
     return sorted(out, key=lambda m: m.t_s)
 

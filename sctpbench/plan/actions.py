@@ -1,42 +1,42 @@
 """Timeline steps made into what the plan does at each moment: the commands and the
-devices that confirm them, or the line an agent is told."""
+devices that confirm them, or the line an agent is told.
+
+Each primitive event kind renders its own steps (model/events/, `render` and `setup`) as
+plain data; here that data becomes the plan's Command and TimedAction.
+"""
 
 from __future__ import annotations
 
-from sctpbench.model import shaping, timeline
-from sctpbench.model.errors import SpecError
-from sctpbench.plan.data import AssociationPath, Command, Link, TimedAction, action_kind
+from collections.abc import Sequence
+from typing import cast, get_args
+
+from sctpbench.model import timeline
+from sctpbench.model.events import registry
+from sctpbench.model.events.base import CommandLike
+from sctpbench.plan.data import AssociationPath, Command, Link, TimedAction, Tool
 
 
 def timed_action(step: timeline.Step, by_path: dict[str, Link], assoc: list[AssociationPath]) -> TimedAction:
     """The commands that carry out one step, and the devices that confirm them."""
-    if step.kind == "primary":
-        return TimedAction(step.at_ns, "primary", step.path, control=f"primary {_primary_address(step.path, assoc)}")
-    link = by_path[step.path]
-    detail = step.origin if step.origin != step.kind else ""
-    if step.kind in ("fail", "restore"):
-        ends = link.cut_points
-        verb = ["filter", "add" if step.kind == "fail" else "del", "dev"]
-        tail = ["ingress", "pref", "1"] + (["matchall", "action", "drop"] if step.kind == "fail" else [])
-        cmds = [Command("tc", [*verb, e.ifname, *tail], e.host) for e in ends]
-        return TimedAction(step.at_ns, action_kind(step.kind), step.path, cmds, confirm=[[e.host, e.ifname] for e in ends], detail=detail)
-    if step.kind == "degrade":
-        assert step.direction is not None
-        at = link.shaped_at[step.direction]
-        cmds = [Command("tc", args, at.host) for args in shaping.qdisc_commands(at.ifname, step.values, "change")]
-        return TimedAction(step.at_ns, "degrade", step.path, cmds, confirm=[[at.host, at.ifname]],
-                           detail=f"{step.direction} {' '.join(cmds[0].args[7:])}" + (f" ({detail})" if detail else ""),
-                           direction=step.direction)
-    ends = [link.a, link.b]
-    cmds = [Command("ip", ["link", "set", "dev", e.ifname, step.kind], e.host) for e in ends]
-    if step.kind == "up":
-        cmds += link.routes
-    return TimedAction(step.at_ns, action_kind(step.kind), step.path, cmds, confirm=[[e.host, e.ifname] for e in ends], detail=detail)
+    r = registry.step_kind(step.kind).render(step, by_path, assoc)
+    return TimedAction(step.at_ns, step.kind, step.path, commands=[command(c) for c in r.commands], control=r.control,
+                       confirm=[[host, dev] for host, dev in r.confirm], detail=r.detail, direction=r.direction)
 
 
-def _primary_address(target: str, assoc: list[AssociationPath]) -> str:
-    for a in assoc:
-        if target in (a.path, a.server_address):
-            return a.server_address
-    allowed = ", ".join(f"{a.path} ({a.server_address})" for a in assoc)
-    raise SpecError(f"events: primary: {target!r} is not a peer address of the association; allowed: {allowed}")
+def path_setup(steps: Sequence[timeline.Step], link: Link) -> list[Command]:
+    """What the link needs before the timeline for the steps acting on it (e.g. the ingress
+    qdisc a blackhole's filter hangs on), each command once."""
+    kinds = dict.fromkeys(s.kind for s in steps if s.path == link.path)
+    out: list[Command] = []
+    for kind in kinds:
+        for c in registry.step_kind(kind).setup(link):
+            made = command(c)
+            if made not in out:
+                out.append(made)
+    return out
+
+
+def command(c: CommandLike) -> Command:
+    if c.tool not in get_args(Tool):
+        raise ValueError(f"unknown tool {c.tool!r} in a timeline step; allowed: {', '.join(get_args(Tool))}")
+    return Command(cast(Tool, c.tool), list(c.args), c.host)

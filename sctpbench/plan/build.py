@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 from sctpbench.model import sctp_params, shaping, timeline
-from sctpbench.plan.actions import timed_action
+from sctpbench.plan.actions import path_setup, timed_action
 from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Command, Plan, Process, TimedAction
 from sctpbench.plan.network import Network, association_paths, drop_rules
 
@@ -97,7 +97,6 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     events = [ev.model_copy(update={"at": ev.at + phase}) for ev, phase in zip(experiment.events, phases, strict=True)]
     configured = {name: {d: path.direction(d) for d in timeline.DIRECTIONS} for name, path in topo.paths.items()}
     steps = timeline.expand(events, configured, seed, start_ns + w.duration)
-    fail_paths = {step.path for step in steps if step.kind in ("fail", "restore")}
     net = Network(hosts)
     drops: list[Command] = []
     for index, (name, path) in enumerate(topo.paths.items()):
@@ -106,9 +105,9 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         if path.drop_packets is not None:
             link.drop_packets = path.drop_packets.model_dump()
             drops.append(drop_rules(link, path.drop_packets))
-        if name in fail_paths:
-            for point in link.cut_points:
-                net.tc[point.host].append(Command("tc", ["qdisc", "add", "dev", point.ifname, "ingress"], point.host))
+        for c in path_setup(steps, link):
+            assert c.host is not None, c  # a path's setup is on its hosts
+            (net.tc if c.tool == "tc" else net.ip)[c.host].append(c)
     setup += net.links_setup
     for h in hosts:
         setup += net.ip[h] + net.tc[h]

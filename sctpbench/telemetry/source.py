@@ -101,6 +101,7 @@ class RunSource:
             out.append(self._event(store.timeline_event_row(e, self.path_of, self.rel)))
         for endpoint, rec in (("client", client), ("server", server)):
             out += [self._event(store.addr_event_row(endpoint, c, self.path_of, self.rel)) for c in rec.addr]
+            out += [self._event(row) for row in store.agent_event_rows(endpoint, rec, self.path_of, self.rel)]
             out += [self._sample(store.sample_row(endpoint, s, self.path_of, self.rel, self._hz)) for s in rec.path]
         assert self.clock
         for tx in client.tx:
