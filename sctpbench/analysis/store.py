@@ -194,7 +194,8 @@ def _selfcheck(plan: Plan, client: records.Records, events: list[dict[str, Any]]
         if link.path in {a.path for a in plan.association}:
             direction = "forward" if link.a.host == w["client"] else "reverse"
             values = link.shaping[direction]
-            paths.append(selfcheck.PathDelay(link.path, direction, values["delay"], values.get("jitter") or 0, values.get("rate")))
+            paths.append(selfcheck.PathDelay(link.path, direction, values["delay"], values.get("jitter") or 0, values.get("rate"),
+                                             link.family))
     deliveries = [selfcheck.Delivery(r["path"], r["t_rx_ns"], r["mtt_ns"]) for r in rows]
     workload = selfcheck.Workload(w["arrival"], w["rate"], w["size"], nagle=plan.sctp.get("nodelay") is not True)
     return selfcheck.evaluate(selfcheck.Tolerances.from_dict(plan.selfcheck), pairs, events, paths, deliveries, workload)

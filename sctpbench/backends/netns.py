@@ -202,8 +202,8 @@ class NetnsBackend:
             _check(["sysctl", "-q", "-w", *first.args])
         elif first.tool == "sysctl":
             _check(["ip", "netns", "exec", first.ns or "", "sysctl", "-q", "-w", *first.args])
-        elif first.tool == "iptables":
-            _check(["ip", "netns", "exec", first.ns or "", "iptables-legacy-restore", "--noflush"],
+        elif first.tool in netns_render.RESTORE:
+            _check(["ip", "netns", "exec", first.ns or "", netns_render.RESTORE[first.tool], "--noflush"],
                    "\n".join(first.args) + "\n", shown=first.render())
         elif first.tool == "ip" and first.args[:2] == ["netns", "add"]:
             # One by one, so teardown deletes exactly the namespaces this run created and

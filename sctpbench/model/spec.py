@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, create_model, model_validator
 
 from sctpbench.model import influxurl, inputfile, shaping, timeline, units
-from sctpbench.model.addressing import endpoint_address
+from sctpbench.model.addressing import Family, endpoint_addresses, same_address
 from sctpbench.model.errors import SpecError
 from sctpbench.model.tolerances import Tolerances
 
@@ -139,6 +139,8 @@ class PathSpec(Shaping):  # type: ignore[misc,valid-type]
     """A path between two hosts; shaping keys apply to both directions unless overridden."""
 
     between: tuple[Name, Name]
+    family: Family = Field(default="ipv4", description="address families the path carries: ipv4, ipv6 or dual (both, "
+                                                       "so an association over it has two SCTP paths)")
     drop_packets: DropPattern | None = None
     forward: DirectionOverride | None = Field(default=None, description="first host to second host")  # type: ignore[valid-type]
     reverse: DirectionOverride | None = Field(default=None, description="second host to first host")  # type: ignore[valid-type]
@@ -738,14 +740,16 @@ def _check_step_count(ev: Event, end: int, fail: Any) -> None:
 
 
 def _check_primary_addresses(exp: Experiment, source: Source) -> None:
-    """`primary: ADDRESS` must be one of the server's addresses, which addressing.py assigns."""
+    """`primary: ADDRESS` must be one of the server's addresses (IPv4 or IPv6, in any
+    written form), which addressing.py assigns."""
     w = exp.workload
-    peers = {name: endpoint_address(i, path.between.index(w.server), exp.topology.emulator)
-             for i, (name, path) in enumerate(exp.topology.paths.items()) if set(path.between) == {w.client, w.server}}
+    peers = [(name, address) for i, (name, path) in enumerate(exp.topology.paths.items())
+             if set(path.between) == {w.client, w.server}
+             for address in endpoint_addresses(i, path.between.index(w.server), exp.topology.emulator, path.family)]
     for i, ev in enumerate(exp.events):
-        if ev.action == "primary" and _is_address(ev.target) and ev.target not in peers.values():
+        if ev.action == "primary" and _is_address(ev.target) and not any(same_address(ev.target, a) for _, a in peers):
             loc = ("events", str(i), "primary")
-            allowed = ", ".join(f"{path} ({address})" for path, address in peers.items())
+            allowed = ", ".join(f"{path} ({address})" for path, address in peers)
             raise SpecError(f"{source.where(loc)}: {'.'.join(loc)}: {ev.target!r} is not a peer address of the association; allowed: {allowed}")
 
 

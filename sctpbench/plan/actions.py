@@ -4,6 +4,7 @@ devices that confirm them, or the line an agent is told."""
 from __future__ import annotations
 
 from sctpbench.model import shaping, timeline
+from sctpbench.model.addressing import same_address
 from sctpbench.model.errors import SpecError
 from sctpbench.plan.data import AssociationPath, Command, Link, TimedAction, action_kind
 
@@ -35,8 +36,9 @@ def timed_action(step: timeline.Step, by_path: dict[str, Link], assoc: list[Asso
 
 
 def _primary_address(target: str, assoc: list[AssociationPath]) -> str:
+    # A path's name picks its first SCTP path: the IPv4 one of a dual-stack path.
     for a in assoc:
-        if target in (a.path, a.server_address):
+        if target == a.path or same_address(target, a.server_address):
             return a.server_address
     allowed = ", ".join(f"{a.path} ({a.server_address})" for a in assoc)
     raise SpecError(f"events: primary: {target!r} is not a peer address of the association; allowed: {allowed}")
