@@ -212,8 +212,12 @@ class NetnsBackend:
                 _check(["ip", *c.args])
                 self.created_ns.append(c.args[2])
         else:
-            argv = [first.tool] + (["-n", first.ns] if first.ns else []) + ["-batch", "-"]
-            _check(argv, "".join(" ".join(c.args) + "\n" for c in group), shown="\n".join(c.render() for c in group))
+            # A batch's lines take no options: a leading one (`-6`, which `ip rule` needs to
+            # read an IPv6 address) is the batch's, and _batches groups by it.
+            options = _options(first)
+            argv = [first.tool, *options] + (["-n", first.ns] if first.ns else []) + ["-batch", "-"]
+            _check(argv, "".join(" ".join(c.args[len(options):]) + "\n" for c in group),
+                   shown="\n".join(c.render() for c in group))
 
     def _read_back(self) -> dict[str, object]:
         sysctls: dict[str, dict[str, str]] = {}
@@ -366,11 +370,22 @@ def _event(action: TimedAction, scheduled: int, issued: int, applied: int) -> di
     }
 
 
+def _options(c: NsCommand) -> list[str]:
+    """The leading option words of an ip or tc command (`-6`)."""
+    options: list[str] = []
+    for a in c.args:
+        if not a.startswith("-"):
+            break
+        options.append(a)
+    return options
+
+
 def _batches(commands: list[NsCommand]) -> list[list[NsCommand]]:
     """Consecutive commands for the same tool and namespace run as one batch process."""
     groups: list[list[NsCommand]] = []
     for c in commands:
         same = bool(groups) and (groups[-1][0].tool, groups[-1][0].ns) == (c.tool, c.ns) and c.tool in ("ip", "tc")
+        same = same and _options(groups[-1][0]) == _options(c)
         same = same and (c.args[:2] == ["netns", "add"]) == (groups[-1][0].args[:2] == ["netns", "add"])
         if same:
             groups[-1].append(c)

@@ -118,10 +118,12 @@ class Network:
         routes: list[Command] = []
         for host, gw, far in ((a, ea, nb), (b, eb, na)):
             for local, via in zip(host.addresses, gw.addresses, strict=True):
-                # The family follows from the addresses (ip -batch takes no -6 per line);
-                # ::/0 rather than `default`, which would mean IPv4's.
+                # Routes and neighbours take their family from the addresses, so that `up`
+                # can replay them in one `ip -batch` (whose lines take no -6); ::/0 rather
+                # than `default`, which would be IPv4's. Only `ip rule` needs -6.
                 v6 = address_family(local) == "ipv6"
-                self.ip[host.host].append(Command("ip", ["rule", "add", "from", local, "table", table], host.host))
+                rule = ["rule", "add", "from", local, "table", table]
+                self.ip[host.host].append(Command("ip", ["-6", *rule] if v6 else rule, host.host))
                 routes += [
                     Command("ip", ["route", "replace", subnet6(far) if v6 else f"{subnet_address(far, 0)}/24", "via", via,
                                    "dev", name], host.host),
