@@ -11,7 +11,7 @@ from typing import Any
 from sctpbench.model import shaping, timeline
 from sctpbench.plan.actions import timed_action
 from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Command, Plan, Process, TimedAction
-from sctpbench.plan.network import IPV6_FORWARDING, Network, association_paths, drop_rules, ipv6_hosts, ipv6_sysctls
+from sctpbench.plan.network import IPV6_FORWARDING, Network, association_paths, drop_rules, ipv6_hosts, ipv6_setup
 
 MODULES = ["sctp", "sch_netem", "sch_tbf", "veth", "sch_ingress", "cls_matchall", "act_gact"]
 # Whole packets: tshark does not dissect the chunks of a truncated SCTP packet.
@@ -111,7 +111,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     setup: list[Command] = [Command("modprobe", ["-a", *MODULES])]
     # IPv6 is off unless a path uses it (network.py turns it on per interface), which keeps
     # router and neighbour chatter off the paths and captures.
-    setup += [Command("sysctl", ipv6_sysctls(h in ipv6_hosts(topo)), h) for h in hosts]
+    setup += [c for h in hosts for c in ipv6_setup(h, h in ipv6_hosts(topo))]
     w = experiment.workload
     seed = experiment.seed + repetition - 1
     variation = draw_variation(experiment.vary, len(experiment.events), seed)

@@ -28,12 +28,25 @@ IPV6_QUIET = [f"net.ipv6.conf.default.{key}" for key in (
     "accept_ra=0", "autoconf=0", "router_solicitations=0", "accept_dad=0", "dad_transmits=0", "addr_gen_mode=1",
     "keep_addr_on_down=1", "mldv1_unsolicited_report_interval=1", "mldv2_unsolicited_report_interval=1")]
 IPV6_FORWARDING = ["net.ipv6.conf.all.forwarding=1"]
+# MLD reports (v1 131 and 132, v2 143). No sysctl stops them: every address joins its
+# solicited-node group, and a link coming up (an `up` event, or the carrier coming back
+# on the emulator's end) reports each group twice, the emulator's router groups too (seen
+# in captures: 90–150 B to ff02::16 on the path during the run). Nothing on a wire of the
+# testbed needs them (no snooping switch), so each IPv6 host drops its own.
+MLD_TYPES = ("131", "132", "143")
+NO_MLD = ["*filter", *(f"-A OUTPUT -p ipv6-icmp -m icmp6 --icmpv6-type {t} -j DROP" for t in MLD_TYPES), "COMMIT"]
 
 
 def ipv6_hosts(topology: Any) -> set[str]:
     """The hosts with an interface on an IPv6 or dual-stack path (the emulator among them)."""
     used = {h for path in topology.paths.values() if path.family != "ipv4" for h in path.between}
     return used | ({EMULATOR} if used and topology.emulator else set())
+
+
+def ipv6_setup(host: str, uses_ipv6: bool) -> list[Command]:
+    """A host's IPv6 settings, written before its interfaces exist so they inherit
+    `default`, and for a host that uses IPv6 the rules that keep its MLD reports home."""
+    return [Command("sysctl", ipv6_sysctls(uses_ipv6), host)] + ([Command("ip6tables", NO_MLD, host)] if uses_ipv6 else [])
 
 
 def ipv6_sysctls(uses_ipv6: bool) -> list[str]:
