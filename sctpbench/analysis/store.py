@@ -203,7 +203,8 @@ def _selfcheck(plan: Plan, client: records.Records, events: list[dict[str, Any]]
 
 def _failure(plan: Plan, events: list[dict[str, Any]], messages: list[metrics.Message]) -> metrics.Failure | None:
     """The first fail or down of the path in use: the one the last delivery before it took."""
-    peers = {a.path: a.server_address for a in plan.association}
+    # A dual-stack path's first (IPv4) SCTP path is the one the association uses on it.
+    peers = {a.path: a.server_address for a in reversed(plan.association)}
     for e in events:
         if e["kind"] not in ("fail", "down") or e["target"] not in peers:
             continue
