@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from sctpbench.analysis import verify
+from sctpbench.analysis import expiries, verify
 from sctpbench.collectors import captures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +69,12 @@ def test_captures_hold_sctp_over_ipv6_and_verify_reads_them(cross: dict[str, Any
     report = verify.verify_run(cross["dir"])
     wifi_forward = next(d for d in report.directions if (d.path, d.direction) == ("wifi", "forward"))
     assert wifi_forward.sent >= len(data) and all(c.ok for d in report.directions for c in d.checks), report
+
+
+def test_expiries_are_read_from_retransmissions_on_the_other_family(cross: dict[str, Any]) -> None:
+    found = expiries.analyse(cross["dir"])  # lte's T3-rtx expiries show as bursts on wifi, over IPv6
+    assert found.path == "lte" and [e.rto_ms for e in found.expiries] == [200.0, 400.0, 800.0]
+    assert all(e.within for e in found.expiries) and found.unreachable_ns is not None, found
 
 
 def test_no_ipv6_control_traffic_on_the_paths(cross: dict[str, Any]) -> None:
