@@ -21,6 +21,10 @@ GOLDEN_CASES = {
     "failover": ("failover.yaml", []),
     "failover-emulator": ("failover.yaml", ["topology.emulator=true", "measure.capture=true"]),
     "failover-varied": ("failover.yaml", ["vary.event_phase=20ms", "vary.start=5ms", "clock=real"]),
+    # IPv6: a path of each family through the emulator, captured; a dual-stack path direct.
+    "cross-family-emulator": ("failover-cross-family.yaml", ["topology.emulator=true", "measure.capture=true"]),
+    "dual-stack": ("failover.yaml", ["topology.paths.secondary.family=dual"]),
+    "dual-stack-drops": ("drop-pattern.yaml", ["topology.paths.primary.family=dual"]),
 }
 
 

@@ -79,16 +79,20 @@ def analyse(run_dir: Path) -> Expiries:
     client = records.read(run_dir / "records" / "client.rec")
     fail = _first_failure(run_dir)
     path = fail["target"]
-    assoc = {a.path: a for a in plan.association}
+    # A dual-stack path is two SCTP paths (one per family): its packets are those of both;
+    # the RTO and the unreachable address are its first (IPv4) one's.
+    assoc = {a.path: a for a in reversed(plan.association)}
+    local = {name: {a.client_address for a in plan.association if a.path == name} for name in assoc}
+    peer = {name: {a.server_address for a in plan.association if a.path == name} for name in assoc}
     to_mono = backend["t0_realtime_ns"] - backend["t0_ns"]
     sent: list[_Sent] = []
     sacks: list[tuple[int, str]] = []
-    for name, a in assoc.items():
+    for name in assoc:
         packets = captures.read(run_dir / "captures" / f"{name}-{client_host}.pcap")
-        out = [p for p in packets if p.src == a.client_address]
+        out = [p for p in packets if p.src in local[name]]
         lag = _egress_lag_ns(out, to_mono)
         sent += [_Sent(_mono(p, to_mono) - lag, name, p.tsns) for p in out if p.tsns]
-        sacks += [(_mono(p, to_mono), name) for p in packets if p.src == a.server_address and "SACK" in p.chunk_types]
+        sacks += [(_mono(p, to_mono), name) for p in packets if p.src in peer[name] and "SACK" in p.chunk_types]
     sent.sort(key=lambda s: s.t_ns)
     sacks.sort()
     failed_ns = int(fail["applied_ns"])

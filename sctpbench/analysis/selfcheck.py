@@ -24,6 +24,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from sctpbench.model.addressing import ip_header_bytes
 from sctpbench.model.tolerances import Tolerances
 
 # Low enough to skip messages that queued behind a retransmission or a burst, high enough
@@ -36,9 +37,18 @@ MIN_PATH_SHARE = 0.25
 # With Nagle on, a message waits for the acknowledgement of what is in flight: only those
 # that found nothing in flight (the fastest) cross in the path's own time.
 NAGLE_QUANTILE = 0.0
-# Per packet on a shaped link: Ethernet 14, IPv4 20, SCTP common header 12, DATA chunk 16.
+# Per packet on a shaped link: Ethernet 14, IP (IPv4 20, IPv6 40), SCTP common header 12,
+# DATA chunk 16; the IPv4 figures are the constants.
 HEADER_BYTES = 62
 PAYLOAD_PER_PACKET = 1500 - 20 - 12 - 16
+
+
+def header_bytes(family: str = "ipv4") -> int:
+    return 14 + ip_header_bytes(family) + 12 + 16
+
+
+def payload_per_packet(family: str = "ipv4") -> int:
+    return 1500 - ip_header_bytes(family) - 12 - 16
 # netem's jitter distributions put a low quantile within about two jitters of the delay.
 JITTER_WIDTH = 2.0
 # A workload offering this share of a path's rate or more queues by design: its MTT says
@@ -64,6 +74,7 @@ class PathDelay:
     delay_ns: int
     jitter_ns: int = 0
     rate_bps: int | None = None
+    family: str = "ipv4"  # the path's: its IP header counts in the serialisation time
 
 
 @dataclass
@@ -150,17 +161,20 @@ def _check_event_lag(result: Result, figures: dict[str, Any] | None) -> None:
 # ---------------------------------------------------------------------------- delay
 
 
-def serialisation_ns(size: int, rate_bps: int | None) -> float:
+def serialisation_ns(size: int, rate_bps: int | None, family: str = "ipv4") -> float:
     """Time to put one message on a rate-limited link, headers included."""
     if not rate_bps:
         return 0.0
-    packets = max(1, math.ceil(size / PAYLOAD_PER_PACKET))
-    return (size + packets * HEADER_BYTES) * 8 / rate_bps * 1e9
+    return _wire_bytes(size, family) * 8 / rate_bps * 1e9
 
 
-def offered_bps(size: int, message_rate: float) -> float:
-    packets = max(1, math.ceil(size / PAYLOAD_PER_PACKET))
-    return (size + packets * HEADER_BYTES) * 8 * message_rate
+def offered_bps(size: int, message_rate: float, family: str = "ipv4") -> float:
+    return _wire_bytes(size, family) * 8 * message_rate
+
+
+def _wire_bytes(size: int, family: str) -> int:
+    packets = max(1, math.ceil(size / payload_per_packet(family)))
+    return size + packets * header_bytes(family)
 
 
 def delay_figures(path: PathDelay, mtts_ns: list[int], size: int, q: float, tol: Tolerances) -> dict[str, Any]:
@@ -168,7 +182,7 @@ def delay_figures(path: PathDelay, mtts_ns: list[int], size: int, q: float, tol:
 
     A token bucket lets a lone message through without waiting for its serialisation, so
     serialisation only widens the upper side; jitter widens both."""
-    serial = serialisation_ns(size, path.rate_bps)
+    serial = serialisation_ns(size, path.rate_bps, path.family)
     expected = path.delay_ns + serial
     spread = JITTER_WIDTH * path.jitter_ns
     low = path.delay_ns - spread - tol.delay_under_ns
@@ -216,7 +230,7 @@ def _delay_checks(result: Result, paths: list[PathDelay], deliveries: list[Deliv
     before = [d for d in deliveries if d.mtt_ns is not None and d.t_rx_ns is not None
               and (first_event_ns is None or d.t_rx_ns < first_event_ns)]
     for path in paths:
-        if path.rate_bps and offered_bps(workload.size, workload.rate) >= MAX_OFFERED_SHARE * path.rate_bps:
+        if path.rate_bps and offered_bps(workload.size, workload.rate, path.family) >= MAX_OFFERED_SHARE * path.rate_bps:
             result.skipped.append(f"delay: {path.path}: the workload offers {MAX_OFFERED_SHARE:.0%} of its rate or more")
             continue
         mtts = [d.mtt_ns for d in before if d.path == path.path and d.mtt_ns is not None]

@@ -211,7 +211,8 @@ def _selfcheck(plan: Plan, client: records.Records, events: list[dict[str, Any]]
         if link.path in {a.path for a in plan.association}:
             direction = "forward" if link.a.host == w["client"] else "reverse"
             values = link.shaping[direction]
-            paths.append(selfcheck.PathDelay(link.path, direction, values["delay"], values.get("jitter") or 0, values.get("rate")))
+            paths.append(selfcheck.PathDelay(link.path, direction, values["delay"], values.get("jitter") or 0, values.get("rate"),
+                                             link.family))
     deliveries = [selfcheck.Delivery(r["path"], r["t_rx_ns"], r["mtt_ns"]) for r in rows]
     workload = selfcheck.Workload(w["arrival"], w["rate"], w["size"], nagle=plan.sctp.get("nodelay") is not True)
     return selfcheck.evaluate(selfcheck.Tolerances.from_dict(plan.selfcheck), pairs, events, paths, deliveries, workload)
@@ -219,7 +220,8 @@ def _selfcheck(plan: Plan, client: records.Records, events: list[dict[str, Any]]
 
 def _failure(plan: Plan, events: list[dict[str, Any]], messages: list[metrics.Message]) -> metrics.Failure | None:
     """The first fail or down of the path in use: the one the last delivery before it took."""
-    peers = {a.path: a.server_address for a in plan.association}
+    # A dual-stack path's first (IPv4) SCTP path is the one the association uses on it.
+    peers = {a.path: a.server_address for a in reversed(plan.association)}
     for e in events:
         if e["kind"] not in ("fail", "down") or e["target"] not in peers:
             continue

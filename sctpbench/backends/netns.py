@@ -193,8 +193,8 @@ class NetnsBackend:
             _check(["sysctl", "-q", "-w", *first.args])
         elif first.tool == "sysctl":
             _check(["ip", "netns", "exec", first.ns or "", "sysctl", "-q", "-w", *first.args])
-        elif first.tool == "iptables":
-            _check(["ip", "netns", "exec", first.ns or "", "iptables-legacy-restore", "--noflush"],
+        elif first.tool in netns_render.RESTORE:
+            _check(["ip", "netns", "exec", first.ns or "", netns_render.RESTORE[first.tool], "--noflush"],
                    "\n".join(first.args) + "\n", shown=first.render())
         elif first.tool == "ip" and first.args[:2] == ["netns", "add"]:
             # One by one, so teardown deletes exactly the namespaces this run created and
@@ -203,8 +203,12 @@ class NetnsBackend:
                 _check(["ip", *c.args])
                 self.created_ns.append(c.args[2])
         else:
-            argv = [first.tool] + (["-n", first.ns] if first.ns else []) + ["-batch", "-"]
-            _check(argv, "".join(" ".join(c.args) + "\n" for c in group), shown="\n".join(c.render() for c in group))
+            # A batch's lines take no options: a leading one (`-6`, which `ip rule` needs to
+            # read an IPv6 address) is the batch's, and _batches groups by it.
+            options = _options(first)
+            argv = [first.tool, *options] + (["-n", first.ns] if first.ns else []) + ["-batch", "-"]
+            _check(argv, "".join(" ".join(c.args[len(options):]) + "\n" for c in group),
+                   shown="\n".join(c.render() for c in group))
 
     def _read_back(self) -> dict[str, object]:
         sysctls: dict[str, dict[str, str]] = {}
@@ -357,11 +361,22 @@ def _event(action: TimedAction, scheduled: int, issued: int, applied: int) -> di
     }
 
 
+def _options(c: NsCommand) -> list[str]:
+    """The leading option words of an ip or tc command (`-6`)."""
+    options: list[str] = []
+    for a in c.args:
+        if not a.startswith("-"):
+            break
+        options.append(a)
+    return options
+
+
 def _batches(commands: list[NsCommand]) -> list[list[NsCommand]]:
     """Consecutive commands for the same tool and namespace run as one batch process."""
     groups: list[list[NsCommand]] = []
     for c in commands:
         same = bool(groups) and (groups[-1][0].tool, groups[-1][0].ns) == (c.tool, c.ns) and c.tool in ("ip", "tc")
+        same = same and _options(groups[-1][0]) == _options(c)
         same = same and (c.args[:2] == ["netns", "add"]) == (groups[-1][0].args[:2] == ["netns", "add"])
         if same:
             groups[-1].append(c)

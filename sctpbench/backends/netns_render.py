@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 from sctpbench.plan.data import Command, Plan, Process, describe_variation
 
+# The legacy backend, as the guest kernel has x_tables but the nft backend's tables differ.
+RESTORE = {"iptables": "iptables-legacy-restore", "ip6tables": "ip6tables-legacy-restore"}
+
 
 def namespace(plan: Plan, host: str) -> str:
     return f"sb-{plan.run_id[:8]}-{host}"
@@ -37,10 +40,10 @@ class NsCommand:
             return f"{self.tool} -n {self.ns} {args}"
         if self.tool == "sysctl":
             return f"ip netns exec {self.ns} sysctl -q -w {args}" if self.ns else f"sysctl -q -w {args}"
-        if self.tool == "iptables":
+        if self.tool in RESTORE:
             # args are the lines of one iptables-restore ruleset, loaded at once
             body = "\n".join(self.args)
-            return f"ip netns exec {self.ns} iptables-legacy-restore --noflush <<'EOF'\n{body}\nEOF"
+            return f"ip netns exec {self.ns} {RESTORE[self.tool]} --noflush <<'EOF'\n{body}\nEOF"
         return f"{self.tool} {args}"
 
 

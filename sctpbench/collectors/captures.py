@@ -1,6 +1,6 @@
 """Read a run's packet captures (captures/{path}-{host}.pcap) into typed rows.
 
-One tshark call per file finds the IPv4 SCTP packets and hands over their bytes; the
+One tshark call per file finds the SCTP packets (IPv4 or IPv6) and hands over their bytes; the
 SCTP common header and chunk headers are decoded here from the bytes after the IP
 header. Why not tshark's SCTP fields: it does not dissect the chunks of a truncated
 packet at all ("SCTP truncated"), and for whole packets its JSON splits the SCTP bytes
@@ -52,14 +52,14 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Packet:
-    """One IPv4 SCTP packet as captured on one interface."""
+    """One SCTP packet (IPv4 or IPv6) as captured on one interface."""
 
     index: int  # position among the SCTP packets of its capture file
     time: float  # capture time, s since the epoch (the guest kernel's CLOCK_REALTIME)
     src: str
     dst: str
     length: int  # bytes on the wire including the Ethernet header: what a qdisc counts
-    ip_id: int
+    ip_id: int  # 0 for IPv6, which has no ID
     vtag: int
     checksum: int
     chunks: tuple[Chunk, ...]
@@ -83,8 +83,9 @@ def match_key(length: int, ip_id: int, sctp: bytes) -> bytes:
     TSNs, SACK contents and, for DATA, the message's sequence number and generation time.
     The kernel numbers an association's packets in the IP ID, so even a retransmission
     differs from its original; it leaves the ID at 0 where no socket is connected yet
-    (INIT-ACK, COOKIE-ACK, out-of-the-blue replies). Only such copies can share a key,
-    and matching tells them apart by time.
+    (INIT-ACK, COOKIE-ACK, out-of-the-blue replies). IPv6 has no ID (0 here): there a
+    retransmission identical to its original shares its key too. Only such copies can
+    share a key, and matching tells them apart by time.
     """
     return hashlib.blake2b(struct.pack("!IH", length, ip_id) + sctp, digest_size=16).digest()
 
@@ -115,31 +116,52 @@ def _first(value: Any) -> Any:
     return value[0] if isinstance(value, list) else value
 
 
+IPV6_HEADER = 40
+
+
+def _ip_header(layers: dict[str, Any], data: bytes) -> tuple[int, int, int, str, str, int] | None:
+    """(where the IP header starts, its length, the IP packet's length, source,
+    destination, IP ID) of an IPv4 or IPv6 packet; IPv6 has no ID (0)."""
+    for name in ("ip", "ipv6"):
+        fields, raw = layers.get(name), layers.get(f"{name}_raw")
+        if fields and raw:
+            at = int((raw[0] if isinstance(raw[0], list) else raw)[1])  # [hex, offset, length, …]
+            break
+    else:
+        return None
+    if name == "ip":
+        return (at, (data[at] & 0x0F) * 4, int(_first(fields["ip.len"])), _first(fields["ip.src"]),
+                _first(fields["ip.dst"]), int(_first(fields["ip.id"]), 16))
+    # SCTP follows the fixed header directly: the kernel adds no extension header to it.
+    plen = int(_first(fields["ipv6.plen"]))
+    return at, IPV6_HEADER, IPV6_HEADER + plen, _first(fields["ipv6.src"]), _first(fields["ipv6.dst"]), 0
+
+
 def _packet(layers: dict[str, Any]) -> Packet | None:
-    ip, frame_raw, ip_raw = layers.get("ip"), layers.get("frame_raw"), layers.get("ip_raw")
-    if not ip or not frame_raw or not ip_raw:
+    frame_raw = layers.get("frame_raw")
+    if not frame_raw:
         return None
     data = bytes.fromhex(_first(frame_raw))
-    ip_at = int((ip_raw[0] if isinstance(ip_raw[0], list) else ip_raw)[1])  # [hex, offset, length, …]
-    header = (data[ip_at] & 0x0F) * 4
-    total = int(_first(ip["ip.len"]))
+    ip = _ip_header(layers, data)
+    if ip is None:
+        return None
+    ip_at, header, total, src, dst, ip_id = ip
     sctp = data[ip_at + header: ip_at + total]  # the capture may have cut it short
     if len(sctp) < 12:
         return None
     frame = layers["frame"]
     length = int(_first(frame["frame.len"]))
-    ip_id = int(_first(ip["ip.id"]), 16)
     vtag, checksum = struct.unpack_from("!II", sctp, 4)
     return Packet(
-        index=0, time=float(_first(frame["frame.time_epoch"])), src=_first(ip["ip.src"]), dst=_first(ip["ip.dst"]),
+        index=0, time=float(_first(frame["frame.time_epoch"])), src=src, dst=dst,
         length=length, ip_id=ip_id, vtag=vtag, checksum=checksum, chunks=decode_chunks(sctp),
         key=match_key(length, ip_id, sctp),
     )
 
 
 def read(path: Path) -> list[Packet]:
-    """Every IPv4 SCTP packet of a pcap file, in capture order."""
-    argv = ["tshark", "-r", str(path), "-n", "-Y", "ip && sctp", "-T", "json", "-x", "-j", "frame ip"]
+    """Every SCTP packet (IPv4 or IPv6) of a pcap file, in capture order."""
+    argv = ["tshark", "-r", str(path), "-n", "-Y", "(ip || ipv6) && sctp", "-T", "json", "-x", "-j", "frame ip ipv6"]
     try:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=TSHARK_TIMEOUT_S)
     except FileNotFoundError:

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal, NoReturn
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError, WithJsonSchema, model_validator
 
 from sctpbench.model import influxurl, inputfile, sctp_params, shaping, units
-from sctpbench.model.addressing import endpoint_address
+from sctpbench.model.addressing import Family, endpoint_addresses
 from sctpbench.model.errors import SpecError
 from sctpbench.model.events import registry
 from sctpbench.model.events.base import Context, Event, Where
@@ -85,6 +85,8 @@ class PathSpec(Shaping):  # type: ignore[misc,valid-type]
     """A path between two hosts; shaping keys apply to both directions unless overridden."""
 
     between: tuple[Name, Name]
+    family: Family = Field(default="ipv4", description="address families the path carries: ipv4, ipv6 or dual (both, "
+                                                       "so an association over it has two SCTP paths)")
     drop_packets: DropPattern | None = None
     forward: DirectionOverride | None = Field(default=None, description="first host to second host")  # type: ignore[valid-type]
     reverse: DirectionOverride | None = Field(default=None, description="second host to first host")  # type: ignore[valid-type]
@@ -571,9 +573,10 @@ def _event_context(exp: Experiment) -> Context:
         shaping={name: {"forward": path.direction("forward"), "reverse": path.direction("reverse")}
                  for name, path in exp.topology.paths.items()},
         association=list(assoc),
-        # addressing.py's assignment: what `primary: ADDRESS` may name
-        peer_addresses={name: endpoint_address(indexes[name], path.between.index(w.server), exp.topology.emulator)
-                        for name, path in assoc.items()},
+        # addressing.py's assignment: what `primary: ADDRESS` may name (both families of a dual path)
+        peer_addresses=[(name, address) for name, path in assoc.items()
+                        for address in endpoint_addresses(indexes[name], path.between.index(w.server),
+                                                          exp.topology.emulator, path.family)],
         end_ns=w.start + w.duration,
     )
 

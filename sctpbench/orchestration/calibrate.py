@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow.parquet as pq
 from scipy import stats
 
+from sctpbench.model.addressing import ip_header_bytes
 from sctpbench.model.events import registry
 from sctpbench.model.shaping import DEFAULT_QUEUE_PACKETS
 from sctpbench.model.spec import DirectionOverride, Experiment, PathSpec
@@ -35,8 +36,19 @@ SETTLE_NS = 300_000_000
 SATURATE_SLOT_NS = 3_000_000_000  # at least; long paths get 15 round trips, the first 8 to ramp up
 SATURATE_SIZE = 1000
 # Payload share of the bytes a qdisc counts for one 1000 B message: DATA chunk header 16,
-# SCTP common header 12, IPv4 20, Ethernet 14.
-PAYLOAD_SHARE = SATURATE_SIZE / (SATURATE_SIZE + 16 + 12 + 20 + 14)
+# SCTP common header 12, IP (IPv4 20, IPv6 40), Ethernet 14.
+
+
+def payload_share(family: str = "ipv4") -> float:
+    return SATURATE_SIZE / (SATURATE_SIZE + 16 + 12 + ip_header_bytes(family) + 14)
+
+
+PAYLOAD_SHARE = payload_share("ipv4")
+
+
+def _share(exp: Experiment, path: str) -> float:
+    """The payload share on `path`, by the family its packets carry."""
+    return payload_share(exp.topology.paths[path].family)
 # Linux SCTP charges a queued 1000 B message about 2.5 kB of send buffer (skb truesize and
 # chunk): the send buffer must hold the whole window with room to spare.
 SNDBUF_PER_WINDOW = 4
@@ -120,14 +132,14 @@ def probe_experiment(exp: Experiment) -> Experiment:
 def _pipe_bytes(exp: Experiment, path: str) -> float:
     """Payload bytes in flight when the path runs at its rate for one round trip."""
     forward = _forward(exp, path)
-    return forward["rate"] / 8 * PAYLOAD_SHARE * _path_rtt_ns(exp, path) / 1e9
+    return forward["rate"] / 8 * _share(exp, path) * _path_rtt_ns(exp, path) / 1e9
 
 
 def _queue_payload_bytes(exp: Experiment, path: str) -> float:
     """Payload bytes the bottleneck queue holds when full of saturate messages."""
     forward = _forward(exp, path)
     if forward.get("queue_bytes"):
-        return forward["queue_bytes"] * PAYLOAD_SHARE
+        return forward["queue_bytes"] * _share(exp, path)
     return (forward.get("queue") or DEFAULT_QUEUE_PACKETS) * SATURATE_SIZE
 
 
@@ -188,7 +200,7 @@ def _deepened(exp: Experiment, path: str) -> PathSpec:
     if values.get("queue_bytes"):
         key, depth = "queue_bytes", max(values["queue_bytes"], math.ceil(pipe_wire))
     else:
-        key, depth = "queue", max(values.get("queue") or DEFAULT_QUEUE_PACKETS, math.ceil(pipe_wire * PAYLOAD_SHARE / SATURATE_SIZE))
+        key, depth = "queue", max(values.get("queue") or DEFAULT_QUEUE_PACKETS, math.ceil(pipe_wire * _share(exp, path) / SATURATE_SIZE))
     override = getattr(spec, which) or DirectionOverride()
     return spec.model_copy(update={which: override.model_copy(update={key: depth})})
 
@@ -304,7 +316,7 @@ def analyse_saturate(exp: Experiment, run_dir: Path) -> list[Measurement]:
         rate = _forward(exp, path)["rate"]
         if not rate:
             continue
-        configured = rate / 1e6 * PAYLOAD_SHARE
+        configured = rate / 1e6 * _share(exp, path)
         why = window_limited(exp, path)
         if why:
             out.append(Measurement(path, "goodput_mbit", round(configured, 6), None, None, why, within=False))
@@ -314,7 +326,7 @@ def analyse_saturate(exp: Experiment, run_dir: Path) -> list[Measurement]:
                         and lo <= m["t_rel_ns"] + m["mtt_ns"] < hi)
         achieved = delivered * 8 / ((hi - lo) / 1e9) / 1e6 if delivered else None
         error = None if achieved is None else achieved / configured - 1
-        note = (f"rate {rate / 1e6:g} Mbit/s, {PAYLOAD_SHARE:.1%} of it is payload; "
+        note = (f"rate {rate / 1e6:g} Mbit/s, {_share(exp, path):.1%} of it is payload; "
                 f"window {saturate_window(exp) / 1e3:.0f} kB{_queue_note(configured_exp, exp, path)}")
         if error is not None and error < -SHORT_OF_CEILING:
             note += _sender_limited(exp, run_dir, path, lo, hi)
@@ -335,7 +347,7 @@ def _sender_limited(exp: Experiment, run_dir: Path, path: str, lo: int, hi: int)
     if not srtts:
         return ""
     base = _path_rtt_ns(exp, path) / 1e6
-    standing = _queue_payload_bytes(exp, path) / 2 * 8 / (_forward(exp, path)["rate"] * PAYLOAD_SHARE) * 1e3
+    standing = _queue_payload_bytes(exp, path) / 2 * 8 / (_forward(exp, path)["rate"] * _share(exp, path)) * 1e3
     srtt = float(np.median(srtts))
     if srtt - base >= standing / 4:
         return ""

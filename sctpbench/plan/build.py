@@ -10,7 +10,7 @@ from typing import Any
 from sctpbench.model import sctp_params, shaping, timeline
 from sctpbench.plan.actions import path_setup, timed_action
 from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Command, Plan, Process, TimedAction
-from sctpbench.plan.network import Network, association_paths, drop_rules
+from sctpbench.plan.network import IPV6_FORWARDING, Network, association_paths, drop_rules, ipv6_hosts, ipv6_setup
 
 MODULES = ["sctp", "sch_netem", "sch_tbf", "veth", "sch_ingress", "cls_matchall", "act_gact"]
 # Whole packets: tshark does not dissect the chunks of a truncated SCTP packet.
@@ -82,13 +82,16 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
     # Where telemetry goes and how strictly timing is judged are not part of what is
     # measured: they leave the identity alone.
-    resolved = experiment.model_dump_json(exclude={"influx": True, "measure": {"selfcheck"}})
+    # A path's family left at ipv4 is left out too, so plans of before it existed keep their id.
+    ipv4 = {name: {"family"} for name, path in experiment.topology.paths.items() if path.family == "ipv4"}
+    resolved = experiment.model_dump_json(exclude={"influx": True, "measure": {"selfcheck"}, "topology": {"paths": ipv4}})
     rid = run_id(resolved, repetition)
     topo = experiment.topology
     hosts = list(topo.hosts) + ([EMULATOR] if topo.emulator else [])
     setup: list[Command] = [Command("modprobe", ["-a", *MODULES])]
-    # Only IPv4 is emulated: keep IPv6 router and neighbour chatter off the paths and captures.
-    setup += [Command("sysctl", ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"], h) for h in hosts]
+    # IPv6 is off unless a path uses it (network.py turns it on per interface), which keeps
+    # router and neighbour chatter off the paths and captures.
+    setup += [c for h in hosts for c in ipv6_setup(h, h in ipv6_hosts(topo))]
     w = experiment.workload
     seed = experiment.seed + repetition - 1
     variation = draw_variation(experiment.vary, len(experiment.events), seed)
@@ -100,11 +103,11 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     net = Network(hosts)
     drops: list[Command] = []
     for index, (name, path) in enumerate(topo.paths.items()):
-        link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, configured[name])
+        link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, configured[name], path.family)
         link.burst = {d: shaping.tbf_burst(v) if v["rate"] else None for d, v in configured[name].items()}
         if path.drop_packets is not None:
             link.drop_packets = path.drop_packets.model_dump()
-            drops.append(drop_rules(link, path.drop_packets))
+            drops += drop_rules(link, path.drop_packets)
         for c in path_setup(steps, link):
             assert c.host is not None, c  # a path's setup is on its hosts
             (net.tc if c.tool == "tc" else net.ip)[c.host].append(c)
@@ -118,7 +121,8 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     if buffers:
         setup.append(Command("sysctl", buffers))
     if topo.emulator:
-        setup.append(Command("sysctl", ["net.ipv4.ip_forward=1"], EMULATOR))
+        setup.append(Command("sysctl", ["net.ipv4.ip_forward=1"] + (IPV6_FORWARDING if EMULATOR in ipv6_hosts(topo) else []),
+                             EMULATOR))
     setup += drops
     links = net.links
 

@@ -16,7 +16,7 @@ PLAN_FORMAT = 1
 EMULATOR = "emu"  # the emulator node's name, when paths run through one
 
 # wire: join two hosts' interfaces [host, ifname, mac, host, ifname, mac] (a veth pair, a switch port, a cable).
-Tool = Literal["ip", "tc", "sysctl", "modprobe", "iptables", "wire"]
+Tool = Literal["ip", "tc", "sysctl", "modprobe", "iptables", "ip6tables", "wire"]
 # A primitive event kind (model/events/: fail, restore, primary, degrade, down, up, …) or start.
 ActionKind = str
 
@@ -34,10 +34,18 @@ class Command:
 
 @dataclass
 class Interface:
+    """A host's end of a link. `address`/`prefix` is its first address: IPv4 (/24), or
+    IPv6 (/64) on an IPv6-only path; a dual-stack interface has its IPv6 one in `address6`."""
+
     host: str
     ifname: str
     address: str
     prefix: int
+    address6: str | None = None
+
+    @property
+    def addresses(self) -> list[str]:
+        return [self.address] + ([self.address6] if self.address6 else [])
 
 
 @dataclass
@@ -58,6 +66,7 @@ class Link:
     routes: list[Command] = field(default_factory=list)  # what `up` must put back after `down`: neighbours, routes
     burst: dict[str, int | None] = field(default_factory=dict)  # the rate limiter's bucket (bytes) per direction
     drop_packets: dict[str, Any] | None = None  # the packet-driven loss pattern, as configured
+    family: str = "ipv4"  # ipv4, ipv6 or dual (both): the address families the path carries
 
     @property
     def cut_points(self) -> list[Interface]:
@@ -91,9 +100,12 @@ class TimedAction:
 
 @dataclass
 class AssociationPath:
+    """One SCTP path of the association: a dual-stack path gives two, one per family."""
+
     path: str
     client_address: str
     server_address: str
+    family: str = "ipv4"  # ipv4 or ipv6: the family of this pair of addresses
 
 
 @dataclass
@@ -132,6 +144,7 @@ class Plan:
             path=x["path"], a=iface(x["a"]), b=iface(x["b"]), shaping=x["shaping"],
             shaped_at={k: iface(v) for k, v in x["shaped_at"].items()}, emulator=[iface(e) for e in x["emulator"]],
             routes=[Command(**c) for c in x["routes"]], burst=x["burst"], drop_packets=x["drop_packets"],
+            family=x.get("family", "ipv4"),
         )
         return cls(
             **d

@@ -45,7 +45,7 @@ class Context:
 
     shaping: Mapping[str, Mapping[str, Mapping[str, Any]]]  # path → direction → values in force at build time
     association: Sequence[str]  # the paths joining the workload's client and server, in file order
-    peer_addresses: Mapping[str, str]  # association path → the server's address on it
+    peer_addresses: Sequence[tuple[str, str]]  # (association path, the server's address on it), IPv4 first
     end_ns: int  # when the workload ends
 
 

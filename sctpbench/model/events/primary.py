@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from sctpbench.model.addressing import same_address
 from sctpbench.model.errors import SpecError
 from sctpbench.model.events.base import AssociationLike, Context, Event, Fail, LinkLike, Marker, Rendering
 from sctpbench.model.timeline import Step
@@ -32,8 +33,8 @@ class PrimaryEvent(Event):
             if self.primary not in context.association:
                 fail("primary", f"{self.primary!r} is not a path of the association; "
                                 f"allowed: {', '.join(context.association)} or a peer address")
-        elif self.primary not in context.peer_addresses.values():
-            allowed = ", ".join(f"{path} ({address})" for path, address in context.peer_addresses.items())
+        elif not any(same_address(self.primary, address) for _, address in context.peer_addresses):
+            allowed = ", ".join(f"{path} ({address})" for path, address in context.peer_addresses)
             fail("primary", f"{self.primary!r} is not a peer address of the association; allowed: {allowed}")
 
     @classmethod
@@ -42,8 +43,9 @@ class PrimaryEvent(Event):
 
 
 def _peer_address(target: str, association: Sequence[AssociationLike]) -> str:
+    # A path's name picks its first SCTP path: the IPv4 one of a dual-stack path.
     for a in association:
-        if target in (a.path, a.server_address):
+        if target == a.path or same_address(target, a.server_address):
             return a.server_address
     allowed = ", ".join(f"{a.path} ({a.server_address})" for a in association)
     raise SpecError(f"events: primary: {target!r} is not a peer address of the association; allowed: {allowed}")
