@@ -70,16 +70,19 @@ class _Sent:
     tsns: list[int]
 
 
-def analyse(run_dir: Path) -> Expiries:
-    """The failed path's expiries in a run captured with `measure.capture: true`."""
+def analyse(run_dir: Path, association: str | None = None) -> Expiries:
+    """The failed path's expiries in a run captured with `measure.capture: true`, as the
+    client of `association` (default: the first association that path carries) saw them."""
     plan = Plan.from_json((run_dir / "plan.json").read_text())
     backend = json.loads((run_dir / "backend.json").read_text())
     kernel = json.loads((run_dir / "kernel.json").read_text())
-    client_host = plan.workload["client"]
-    client = records.read(run_dir / "records" / "client.rec")
     fail = _first_failure(run_dir)
     path = fail["target"]
-    assoc = {a.path: a for a in plan.association}
+    owner = plan.association(association) if association else next(
+        (a for a in plan.associations if path in a.path_names), plan.associations[0])
+    client_host = owner.client
+    client = records.read(run_dir / owner.client_records)
+    assoc = {a.path: a for a in owner.paths}
     to_mono = backend["t0_realtime_ns"] - backend["t0_ns"]
     sent: list[_Sent] = []
     sacks: list[tuple[int, str]] = []

@@ -64,6 +64,9 @@ class PathDelay:
     delay_ns: int
     jitter_ns: int = 0
     rate_bps: int | None = None
+    # With several associations each path entry is one association's and carries its
+    # workload (and `path` is ASSOC/PATH); None: the run's one workload.
+    workload: Workload | None = None
 
 
 @dataclass
@@ -209,14 +212,18 @@ class Delivery:
 
 def _delay_checks(result: Result, paths: list[PathDelay], deliveries: list[Delivery], workload: Workload,
                   first_event_ns: int | None) -> None:
-    if workload.arrival == "saturate":
+    if workload.arrival == "saturate" and all(p.workload is None for p in paths):
         result.skipped.append("delay: a saturating workload queues by design")
         return
-    q = NAGLE_QUANTILE if workload.nagle else DELAY_QUANTILE
     before = [d for d in deliveries if d.mtt_ns is not None and d.t_rx_ns is not None
               and (first_event_ns is None or d.t_rx_ns < first_event_ns)]
     for path in paths:
-        if path.rate_bps and offered_bps(workload.size, workload.rate) >= MAX_OFFERED_SHARE * path.rate_bps:
+        own = path.workload or workload
+        if own.arrival == "saturate":
+            result.skipped.append(f"delay: {path.path}: a saturating workload queues by design")
+            continue
+        q = NAGLE_QUANTILE if own.nagle else DELAY_QUANTILE
+        if path.rate_bps and offered_bps(own.size, own.rate) >= MAX_OFFERED_SHARE * path.rate_bps:
             result.skipped.append(f"delay: {path.path}: the workload offers {MAX_OFFERED_SHARE:.0%} of its rate or more")
             continue
         mtts = [d.mtt_ns for d in before if d.path == path.path and d.mtt_ns is not None]
@@ -228,7 +235,7 @@ def _delay_checks(result: Result, paths: list[PathDelay], deliveries: list[Deliv
             result.skipped.append(f"delay: {path.path}: {len(mtts)} of {len(before)} messages before the first event, "
                                   "retransmissions rather than the path's own traffic")
             continue
-        figures = delay_figures(path, mtts, workload.size, q, result.tolerances)
+        figures = delay_figures(path, mtts, own.size, q, result.tolerances)
         result.delay.append(figures)
         _check_delay(result, figures)
 

@@ -5,13 +5,30 @@ from __future__ import annotations
 
 from sctpbench.model import shaping, timeline
 from sctpbench.model.errors import SpecError
-from sctpbench.plan.data import AssociationPath, Command, Link, TimedAction, action_kind
+from sctpbench.plan.data import Association, Command, Link, TimedAction, action_kind
 
 
-def timed_action(step: timeline.Step, by_path: dict[str, Link], assoc: list[AssociationPath]) -> TimedAction:
-    """The commands that carry out one step, and the devices that confirm them."""
+def timed_actions(step: timeline.Step, by_path: dict[str, Link], associations: list[Association]) -> list[TimedAction]:
+    """What carries out one step: a primary change is one control per association it
+    concerns (each client is told its own peer address), anything else one action."""
     if step.kind == "primary":
-        return TimedAction(step.at_ns, "primary", step.path, control=f"primary {_primary_address(step.path, assoc)}")
+        return _primary(step, associations)
+    return [timed_action(step, by_path)]
+
+
+def _primary(step: timeline.Step, associations: list[Association]) -> list[TimedAction]:
+    """`primary: PATH` applies to every association that path joins; `primary: ADDRESS`
+    to the association whose server has that address."""
+    concerned = [(a, p) for a in associations for p in a.paths if step.path in (p.path, p.server_address)]
+    if not concerned:
+        allowed = ", ".join(f"{p.path} ({p.server_address}, {a.name})" for a in associations for p in a.paths)
+        raise SpecError(f"events: primary: {step.path!r} is not a peer address of an association; allowed: {allowed}")
+    return [TimedAction(step.at_ns, "primary", step.path, control=f"primary {p.server_address}", agents=[a.client_agent])
+            for a, p in concerned]
+
+
+def timed_action(step: timeline.Step, by_path: dict[str, Link]) -> TimedAction:
+    """The commands that carry out one step on a path, and the devices that confirm them."""
     link = by_path[step.path]
     detail = step.origin if step.origin != step.kind else ""
     if step.kind in ("fail", "restore"):
@@ -32,11 +49,3 @@ def timed_action(step: timeline.Step, by_path: dict[str, Link], assoc: list[Asso
     if step.kind == "up":
         cmds += link.routes
     return TimedAction(step.at_ns, action_kind(step.kind), step.path, cmds, confirm=[[e.host, e.ifname] for e in ends], detail=detail)
-
-
-def _primary_address(target: str, assoc: list[AssociationPath]) -> str:
-    for a in assoc:
-        if target in (a.path, a.server_address):
-            return a.server_address
-    allowed = ", ".join(f"{a.path} ({a.server_address})" for a in assoc)
-    raise SpecError(f"events: primary: {target!r} is not a peer address of the association; allowed: {allowed}")
