@@ -21,6 +21,7 @@ GOLDEN_CASES = {
     "failover": ("failover.yaml", []),
     "failover-emulator": ("failover.yaml", ["topology.emulator=true", "measure.capture=true"]),
     "failover-varied": ("failover.yaml", ["vary.event_phase=20ms", "vary.start=5ms", "clock=real"]),
+    "associations": ("associations.yaml", []),
 }
 
 
