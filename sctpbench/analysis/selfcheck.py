@@ -67,6 +67,7 @@ class PathDelay:
     # With several associations each path entry is one association's and carries its
     # workload (and `path` is ASSOC/PATH); None: the run's one workload.
     workload: Workload | None = None
+    association: str = ""  # whose messages it is judged on (its deliveries name the same)
 
 
 @dataclass
@@ -208,6 +209,7 @@ class Delivery:
     path: str | None  # arrival path
     t_rx_ns: int | None
     mtt_ns: int | None
+    association: str = ""
 
 
 def _delay_checks(result: Result, paths: list[PathDelay], deliveries: list[Delivery], workload: Workload,
@@ -223,16 +225,18 @@ def _delay_checks(result: Result, paths: list[PathDelay], deliveries: list[Deliv
             result.skipped.append(f"delay: {path.path}: a saturating workload queues by design")
             continue
         q = NAGLE_QUANTILE if own.nagle else DELAY_QUANTILE
+        # The path's share is of its own association's messages, not of every association's.
+        mine = [d for d in before if d.association == path.association]
         if path.rate_bps and offered_bps(own.size, own.rate) >= MAX_OFFERED_SHARE * path.rate_bps:
             result.skipped.append(f"delay: {path.path}: the workload offers {MAX_OFFERED_SHARE:.0%} of its rate or more")
             continue
-        mtts = [d.mtt_ns for d in before if d.path == path.path and d.mtt_ns is not None]
+        mtts = [d.mtt_ns for d in mine if d.path == path.path and d.mtt_ns is not None]
         if len(mtts) < MIN_DELAY_SAMPLES:
             if any(d.path == path.path for d in deliveries):
                 result.skipped.append(f"delay: {path.path}: {len(mtts)} message(s) delivered before the first event")
             continue
-        if len(mtts) < MIN_PATH_SHARE * len(before):
-            result.skipped.append(f"delay: {path.path}: {len(mtts)} of {len(before)} messages before the first event, "
+        if len(mtts) < MIN_PATH_SHARE * len(mine):
+            result.skipped.append(f"delay: {path.path}: {len(mtts)} of {len(mine)} messages before the first event, "
                                   "retransmissions rather than the path's own traffic")
             continue
         figures = delay_figures(path, mtts, own.size, q, result.tolerances)

@@ -251,9 +251,9 @@ def _selfcheck(plan: Plan, data: list[AssociationData], events: list[dict[str, A
                 values = link.shaping[direction]
                 name = f"{d.plan.name}/{link.path}" if several else link.path
                 paths.append(selfcheck.PathDelay(name, direction, values["delay"], values.get("jitter") or 0, values.get("rate"),
-                                                 own if several else None))
+                                                 own if several else None, d.plan.name))
         deliveries += [selfcheck.Delivery(f"{d.plan.name}/{r['path']}" if several and r["path"] else r["path"], r["t_rx_ns"],
-                                          r["mtt_ns"]) for r in d.rows]
+                                          r["mtt_ns"], d.plan.name) for r in d.rows]
     workload = _selfcheck_workload(data[0].plan) if data else selfcheck.Workload("periodic", 0.0, 0, nagle=False)
     return selfcheck.evaluate(selfcheck.Tolerances.from_dict(plan.selfcheck), pairs, events, paths, deliveries, workload)
 
