@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from scipy import stats
 
 from sctpbench.model.shaping import DEFAULT_QUEUE_PACKETS
-from sctpbench.model.spec import DirectionOverride, Event, Experiment, PathSpec
+from sctpbench.model.spec import DirectionOverride, Event, Experiment, PathSpec, Workload
 from sctpbench.orchestration import runner
 from sctpbench.plan.build import LINUX_SNDBUF
 
@@ -88,7 +88,7 @@ class Calibration:
         return "\n".join(lines) + "\n"
 
 
-def _first(exp: Experiment) -> Any:
+def _first(exp: Experiment) -> Workload:
     """Calibration measures the paths of the first association only (its client → server
     direction); with several associations the others are left out of the calibration runs."""
     return exp.associations[0]
