@@ -100,8 +100,6 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
 
 def build(experiment: Any, repetition: int, agent: str) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
-    # Where telemetry goes and how strictly timing is judged are not part of what is
-    # measured: they leave the identity alone.
     resolved = experiment.model_dump_json(exclude=_identity_exclude(experiment))
     rid = run_id(resolved, repetition)
     topo = experiment.topology
