@@ -76,10 +76,10 @@ def write_finished(run_dir: Path, messages: int, rate: float) -> None:
             client.append(c)
             server_.append(s)
             next_sample += SAMPLE_NS
-    (run_dir / "records" / "client.rec").write_text("".join(client))
-    (run_dir / "records" / "server.rec").write_text("".join(server_))
+    (run_dir / "records" / "main.client.rec").write_text("".join(client))
+    (run_dir / "records" / "main.server.rec").write_text("".join(server_))
     (run_dir / "events.jsonl").write_text(json.dumps(
-        {"kind": "start", "target": "workload", "detail": "", "at_ns": 0, "applied_ns": t0, "lag_ns": 0}) + "\n")
+        {"kind": "start", "target": "main", "detail": "", "at_ns": 0, "applied_ns": t0, "lag_ns": 0}) + "\n")
 
 
 def generate_live(run_dir: Path, rate: float, seconds: float, deliveries: list[int]) -> None:
@@ -89,7 +89,7 @@ def generate_live(run_dir: Path, rate: float, seconds: float, deliveries: list[i
     gap = int(1e9 / rate)
     total = int(rate * seconds)
     wall_of = lambda t: time.time_ns() + (t - time.monotonic_ns())  # noqa: E731
-    with open(run_dir / "records" / "client.rec", "w") as client, open(run_dir / "records" / "server.rec", "w") as srv:
+    with open(run_dir / "records" / "main.client.rec", "w") as client, open(run_dir / "records" / "main.server.rec", "w") as srv:
         client.write(HEADER)
         srv.write(HEADER)
         seq, next_sample, next_flush = 0, t0, t0 + FLUSH_NS

@@ -525,6 +525,15 @@ def failure_lines(m: dict[str, Any], model: dict[str, Any] | None) -> list[str]:
     ]
 
 
+def association_line(name: str, a: dict[str, Any]) -> str:
+    m = a.get("metrics") or {}
+    failure = (f"  failure of {a['failure']}: detection {_fmt(m.get('detection_time_ms'), ' ms')}"
+               f" failover {_fmt(m.get('failover_time_ms'), ' ms')}") if a.get("failure") else "  no failure of its path"
+    return (f"{name:<9} {a.get('client')} → {a.get('server')}  sent {_fmt(m.get('messages_sent'))}"
+            f" delivered {_fmt(m.get('messages_delivered'))}  MTT p50 {_fmt(m.get('mtt_p50_ms'), ' ms')}"
+            f" MMTT {_fmt(m.get('mmtt_ms'), ' ms')}{failure}")
+
+
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
     for run in document["runs"]:
         m = run["metrics"]
@@ -544,6 +553,10 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
             for line in failure_lines(m, model):
                 print(line, file=out)
             print(f"            failover {_fmt(m.get('failover_time_ms'), ' ms')}", file=out)
+        associations = run.get("associations") or {}
+        if len(associations) > 1:  # the lines above are across associations; one line each
+            for name, a in associations.items():
+                print(f"  {association_line(name, a)}", file=out)
         if run.get("selfcheck"):
             print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
         telemetry = run.get("telemetry")

@@ -81,12 +81,12 @@ def synthetic_run(run_dir: Path, messages: int = 200, lost: tuple[int, ...] = (1
     client.append(f"end\t{t0 + messages * 20_000_000 + 2_000_000_000}\t{messages}\n")
     server_lines.append(f"end\t{t0 + messages * 20_000_000 + 2_000_000_000}\t{messages - len(lost)}\n")
     events = [
-        {"kind": "start", "target": "workload", "detail": "", "at_ns": 0, "applied_ns": t0, "lag_ns": 0},
+        {"kind": "start", "target": p.associations[0].name, "detail": "", "at_ns": 0, "applied_ns": t0, "lag_ns": 0},
         {"kind": "fail", "target": "primary", "detail": "", "at_ns": fail_t - t0, "applied_ns": fail_t + 9_000_000,
          "lag_ns": 9_000_000},
     ]
     lines = {"client": client, "server": server_lines, "events": [json.dumps(e) + "\n" for e in events]}
-    (run_dir / "records" / "client.rec").write_text("".join(client))
-    (run_dir / "records" / "server.rec").write_text("".join(server_lines))
+    (run_dir / p.associations[0].client_records).write_text("".join(client))
+    (run_dir / p.associations[0].server_records).write_text("".join(server_lines))
     (run_dir / "events.jsonl").write_text("".join(lines["events"]))
     return lines

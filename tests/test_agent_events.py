@@ -34,8 +34,9 @@ def _run_folder(tmp_path: Path, client_lines: list[str]) -> Path:
     (run / "backend.json").write_text(json.dumps({"ok": True, "t0_ns": T0, "t0_realtime_ns": T0}))
     (run / "events.jsonl").write_text(json.dumps({"kind": "primary", "target": "secondary", "detail": "", "at_ns": 9 * S,
                                                   "applied_ns": T0 + 9 * S, "lag_ns": 20_000}) + "\n")
-    (run / "records" / "client.rec").write_text("".join(client_lines))
-    (run / "records" / "server.rec").write_text("")
+    main = plan.associations[0]
+    (run / main.client_records).write_text("".join(client_lines))
+    (run / main.server_records).write_text("")
     return run
 
 

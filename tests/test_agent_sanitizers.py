@@ -40,7 +40,7 @@ def _run_with_agent(agent: Path, out: Path) -> dict:
     assert r.returncode == 0, r.stderr + r.stdout
     run = json.loads(r.stdout)["runs"][0]
     for name in ("client", "server"):
-        stderr = (Path(run["directory"]) / "records" / f"{name}.stderr").read_text()
+        stderr = (Path(run["directory"]) / "records" / f"main.{name}.stderr").read_text()
         assert "runtime error" not in stderr and "ERROR SUMMARY" not in stderr, stderr
     return run
 

@@ -265,3 +265,45 @@ def test_one_campaign_run_per_folder(tmp_path: Path) -> None:
         execute._lock(tmp_path / "c")
     held.close()
     execute._lock(tmp_path / "c").close()
+
+
+def _campaign_with_associations(tmp_path: Path, name: str, slow_b: float) -> Path:
+    """Runs of two associations a and b; b's failover time is `slow_b` (the run's is its slowest)."""
+    loaded = spec.load(TINY)
+    runs = expand.runs(loaded)
+    folder = tmp_path / name
+    folder.mkdir()
+    for run in runs:
+        run_dir = folder / "runs" / run.run_key
+        run_dir.mkdir(parents=True)
+        jitter = run.repetition * 1.0
+        per = {"a": {"failover_time_ms": 100.0 + jitter, "messages_sent": 50},
+               "b": {"failover_time_ms": slow_b + jitter, "messages_sent": 75}}
+        m = {k: None for k in metrics.METRIC_KEYS} | {"failover_time_ms": max(100.0, slow_b) + jitter, "messages_sent": 125}
+        (run_dir / "summary.json").write_text(json.dumps({
+            "status": "ok", "error": None, "metrics": m,
+            "associations": {n: {"metrics": {k: None for k in metrics.METRIC_KEYS} | v} for n, v in per.items()}}))
+    (folder / "campaign.json").write_text(json.dumps({"name": "tiny", "budgets": [], "swept": loaded.swept}))
+    table.write(folder, runs, loaded.swept)
+    return folder
+
+
+def test_campaign_tables_have_columns_per_association_beside_the_runs_metrics(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    folder = _campaign_with_associations(tmp_path, "c", 90.0)
+    row = table.read(folder)[0]
+    assert row["failover_time_ms"] == 100.0 + row["repetition"]
+    assert (row["association.a.failover_time_ms"], row["association.b.failover_time_ms"], row["association.b.messages_sent"]) == (
+        100.0 + row["repetition"], 90.0 + row["repetition"], 75.0)
+    config = pq.read_table(folder / table.CONFIGS_FILE).to_pylist()[0]
+    assert config["association.b.failover_time_ms_mean"] == pytest.approx(92.0) and config["association.b.failover_time_ms_n"] == 3
+
+
+def test_compare_judges_each_association_when_there_are_several(tmp_path: Path) -> None:
+    base = _campaign_with_associations(tmp_path, "base", 60.0)
+    new = _campaign_with_associations(tmp_path, "new", 80.0)  # b slower, still faster than a: the run's own metric stays
+    r = sctpbench("campaign", "compare", str(new), str(base), "--metrics", "failover_time_ms")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "association.b.failover_time_ms" in r.stdout and "association.a.failover_time_ms" not in r.stdout, r.stdout
+    assert "(base): failover_time_ms" not in r.stdout

@@ -35,7 +35,7 @@ def test_plan_prints_the_commands_and_json() -> None:
     assert "net.sctp.rto_min=300" in r.stdout
     assert "tc -n sb-" in r.stdout and "matchall action drop" in r.stdout
     j = json.loads(sctpbench("plan", "examples/failover.yaml", "--json").stdout)
-    assert j["sctp"]["rto_min_ms"] == 200 and len(j["association"]) == 2
+    assert j["sctp"]["rto_min_ms"] == 200 and len(j["associations"][0]["paths"]) == 2
 
 
 def test_check_says_why_not() -> None:

@@ -81,7 +81,7 @@ def _wait_for_start(out: Path, deadline_s: float = 120.0) -> Path:
     """The run folder once the client took `start` (its records say so)."""
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
-        for rec in out.glob("*/run-001/records/client.rec"):
+        for rec in out.glob("*/run-001/records/main.client.rec"):
             if "\tstart\t" in rec.read_text():
                 return rec.parent.parent
         time.sleep(0.05)
@@ -89,8 +89,8 @@ def _wait_for_start(out: Path, deadline_s: float = 120.0) -> Path:
 
 
 def _mtts(run: dict[str, Any]) -> list[int]:
-    client = records.read(Path(run["directory"]) / "records" / "client.rec")
-    server = records.read(Path(run["directory"]) / "records" / "server.rec")
+    client = records.read(Path(run["directory"]) / "records" / "main.client.rec")
+    server = records.read(Path(run["directory"]) / "records" / "main.server.rec")
     sent = {tx.seq: tx.t_gen_ns for tx in client.tx}
     return [rx.t_rx_ns - sent[rx.seq] for rx in server.rx]
 
@@ -104,7 +104,7 @@ def test_a_quiet_virtual_time_run_is_ok_with_no_lateness(tmp_path: Path) -> None
     assert check["lateness"]["n"] == run["metrics"]["messages_sent"] == 200
     assert check["event_lag"]["n"] == 1 and check["delay"][0]["path"] == "primary"
     # The agent's T_SCHED is the periodic schedule from T0, exactly.
-    client = records.read(Path(run["directory"]) / "records" / "client.rec")
+    client = records.read(Path(run["directory"]) / "records" / "main.client.rec")
     t0 = next(int(args) for _, name, args in client.events if name == "start")
     assert [tx.t_sched_ns for tx in client.tx] == [selfcheck.periodic_schedule(tx.seq, t0, 50.0) for tx in client.tx]
     print(f"quiet run: {json.dumps({k: check[k] for k in ('lateness', 'event_lag', 'delay')})}")

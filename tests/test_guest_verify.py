@@ -75,7 +75,7 @@ def test_packet_driven_pattern_drops_exactly_the_configured_positions_every_run(
 
 
 def test_hosts_with_any_names_are_verified_with_their_clock_and_blackhole(tmp_path: Path) -> None:
-    # The agents' records are named by role (records/server.rec), not by host: verify once
+    # The agents' records are named by role and association (records/main.server.rec), not by host: verify once
     # looked for records/<server host>.rec, lost the clock relation and could not check blackholes.
     experiment = tmp_path / "named.yaml"
     experiment.write_text(

@@ -79,12 +79,12 @@ def test_every_address_comes_from_a_benchmarking_range_one_subnet_per_end_with_t
 
 def test_an_association_over_a_dual_stack_path_has_two_sctp_paths_ipv4_first() -> None:
     p = _plan("failover.yaml", ["topology.paths.secondary.family=dual"])
-    assert [(a.path, a.family, a.client_address, a.server_address) for a in p.association] == [
+    assert [(a.path, a.family, a.client_address, a.server_address) for a in p.associations[0].paths] == [
         ("primary", "ipv4", "198.18.0.1", "198.18.0.2"),
         ("secondary", "ipv4", "198.18.1.1", "198.18.1.2"),
         ("secondary", "ipv6", "2001:2:0:1::1", "2001:2:0:1::2"),
     ]
-    client = next(x for x in p.processes if x.name == "client").argv
+    client = next(x for x in p.processes if x.name == "main.client").argv
     assert client[client.index("--local") + 1] == "198.18.0.1,198.18.1.1,2001:2:0:1::1"
     assert client[client.index("--peer") + 1] == "198.18.0.2,198.18.1.2,2001:2:0:1::2"
 

@@ -25,6 +25,7 @@ GOLDEN_CASES = {
     "cross-family-emulator": ("failover-cross-family.yaml", ["topology.emulator=true", "measure.capture=true"]),
     "dual-stack": ("failover.yaml", ["topology.paths.secondary.family=dual"]),
     "dual-stack-drops": ("drop-pattern.yaml", ["topology.paths.primary.family=dual"]),
+    "associations": ("associations.yaml", []),
 }
 
 
@@ -52,7 +53,7 @@ def test_addresses_come_from_the_benchmarking_range_only() -> None:
     for link in p.links:
         for end in (link.a, link.b):
             assert ipaddress.ip_address(end.address) in bench
-    assert [(a.client_address, a.server_address) for a in p.association] == [
+    assert [(a.client_address, a.server_address) for a in p.associations[0].paths] == [
         ("198.18.0.1", "198.18.0.2"), ("198.18.1.1", "198.18.1.2")
     ]
 
@@ -165,6 +166,6 @@ def test_emulator_shapes_on_its_own_egress_and_keeps_each_source_on_its_path() -
     assert ["rule", "add", "from", "198.18.0.1", "table", "100"] in client_ip
     assert ["route", "replace", "default", "via", "198.18.0.254", "dev", "primary", "table", "100"] in client_ip
     assert not [c for c in p.setup if c.tool == "tc" and c.host != "emu"]
-    assert [(a.client_address, a.server_address) for a in p.association] == [
+    assert [(a.client_address, a.server_address) for a in p.associations[0].paths] == [
         ("198.18.0.1", "198.18.1.2"), ("198.18.2.1", "198.18.3.2")
     ]

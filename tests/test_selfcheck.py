@@ -250,13 +250,13 @@ def _run_folder(tmp_path: Path, client_lines: list[str], arrival: str = "periodi
     (run / "plan.json").write_text(p.to_json())
     (run / "backend.json").write_text(json.dumps({"ok": backend_ok, "t0_ns": T0, "t0_realtime_ns": T0}))
     (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events or []))
-    (run / "records" / "client.rec").write_text("".join(client_lines))
+    (run / p.associations[0].client_records).write_text("".join(client_lines))
     rx = []
     for line in client_lines:
         f = line.rstrip("\n").split("\t")
         if f[0] == "tx":
-            rx.append(f"rx\t{int(f[1]) + int(mtt_ms * MS)}\t{f[2]}\t0\t200\t{f[1]}\t{p.association[0].client_address}\n")
-    (run / "records" / "server.rec").write_text("".join(rx))
+            rx.append(f"rx\t{int(f[1]) + int(mtt_ms * MS)}\t{f[2]}\t0\t200\t{f[1]}\t{p.associations[0].paths[0].client_address}\n")
+    (run / p.associations[0].server_records).write_text("".join(rx))
     return run
 
 

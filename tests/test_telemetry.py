@@ -55,7 +55,7 @@ def test_live_reading_gives_the_same_points_as_reading_afterwards(tmp_path: Path
 
     live_dir = tmp_path / "live" / "run-001"
     synthetic_run(live_dir, t0_realtime_ns=1_795_000_000_000_000_000)
-    files = {"client": live_dir / "records" / "client.rec", "server": live_dir / "records" / "server.rec",
+    files = {"client": live_dir / "records" / "main.client.rec", "server": live_dir / "records" / "main.server.rec",
              "events": live_dir / "events.jsonl"}
     texts = {k: "".join(v) for k, v in written.items()}
     for f in files.values():
@@ -81,7 +81,7 @@ def test_points_per_measurement_equal_the_stores_rows(tmp_path: Path) -> None:
 
     rows = {m: pq.read_table(run_dir / f"{t}.parquet").num_rows
             for m, t in (("sctp_message", "messages"), ("sctp_path", "path_samples"), ("sctp_event", "path_events"))}
-    assert source.counts == rows | {"sctp_run": 1}
+    assert source.counts == rows | {"sctp_run": 2}  # the run's, and its one association's
     assert len(pts) == sum(source.counts.values())
     lost = [p for p in pts if p.measurement == "sctp_message" and not p.fields["delivered"]]
     assert [p.fields["seq"] for p in lost] == [120] and lost[0].tags["path"] == "none"
@@ -177,9 +177,11 @@ def test_a_down_influx_costs_points_not_the_run_and_push_recovers_them(tmp_path:
     assert counts(influxd.target(), _run_id(run_dir), run_dir.parent.name) == ledger["points"]
 
 
-def dashboard_queries(experiment: str, campaign: str, run: str, start_ns: int, end_ns: int) -> list[tuple[str, str]]:
-    """Every dashboard query with Grafana's variables filled in as Grafana would."""
+def dashboard_queries(experiment: str, campaign: str, run: str, start_ns: int, end_ns: int,
+                      association: str = ".*") -> list[tuple[str, str]]:
+    """Every dashboard query with Grafana's variables filled in as Grafana would (association: All by default)."""
     values = {"$experiment": re.escape(experiment), "$campaign": re.escape(campaign), "$run": re.escape(run),
+              "$association": association,
               "$timeFilter": f"time >= {start_ns} AND time <= {end_ns}", "$__interval": "100ms"}
     out = []
     for d in catalog.DASHBOARDS:
@@ -190,12 +192,12 @@ def dashboard_queries(experiment: str, campaign: str, run: str, start_ns: int, e
     return out
 
 
-def assert_every_dashboard_query_has_data(target: influx.Target, run_dir: Path) -> None:
+def assert_every_dashboard_query_has_data(target: influx.Target, run_dir: Path, association: str = ".*") -> None:
     plan = json.loads((run_dir / "plan.json").read_text())
     backend = json.loads((run_dir / "backend.json").read_text())
     start = backend["t0_realtime_ns"] - 10_000_000_000
     end = start + 300_000_000_000
-    for where, q in dashboard_queries(plan["experiment"], run_dir.parent.name, plan["run_id"], start, end):
+    for where, q in dashboard_queries(plan["experiment"], run_dir.parent.name, plan["run_id"], start, end, association):
         series = influx.query(target, q)
         values = [v for s in series for row in s.get("values", []) for v in row[1:] if v is not None]
         assert values, f"{where} returned no data: {q}"

@@ -336,7 +336,7 @@ def test_verify_a_run_from_pcap_files(tmp_path: Path) -> None:
             rx_client.append((arrived + 21e-3, tx_server[-1][1]))
     write_pcap(run / "captures" / f"primary-{link['a']['host']}.pcap", tx_client + rx_client)
     write_pcap(run / "captures" / f"primary-{link['b']['host']}.pcap", rx_server + tx_server)
-    (run / "records" / f"{plan['workload']['server']}.rec").write_text("".join(records))
+    (run / plan["associations"][0]["server_records"]).write_text("".join(records))
 
     r = sctpbench("verify", str(run.parent), "--json")
     assert r.returncode == 1, r.stderr  # the 5 % forward loss is not what the two drops show

@@ -70,20 +70,23 @@ class _Sent:
     tsns: list[int]
 
 
-def analyse(run_dir: Path) -> Expiries:
-    """The failed path's expiries in a run captured with `measure.capture: true`."""
+def analyse(run_dir: Path, association: str | None = None) -> Expiries:
+    """The failed path's expiries in a run captured with `measure.capture: true`, as the
+    client of `association` (default: the first association that path carries) saw them."""
     plan = Plan.from_json((run_dir / "plan.json").read_text())
     backend = json.loads((run_dir / "backend.json").read_text())
     kernel = json.loads((run_dir / "kernel.json").read_text())
-    client_host = plan.workload["client"]
-    client = records.read(run_dir / "records" / "client.rec")
     fail = _first_failure(run_dir)
     path = fail["target"]
+    owner = plan.association(association) if association else next(
+        (a for a in plan.associations if path in a.path_names), plan.associations[0])
+    client_host = owner.client
+    client = records.read(run_dir / owner.client_records)
     # A dual-stack path is two SCTP paths (one per family): its packets are those of both;
     # the RTO and the unreachable address are its first (IPv4) one's.
-    assoc = {a.path: a for a in reversed(plan.association)}
-    local = {name: {a.client_address for a in plan.association if a.path == name} for name in assoc}
-    peer = {name: {a.server_address for a in plan.association if a.path == name} for name in assoc}
+    assoc = {a.path: a for a in reversed(owner.paths)}
+    local = {name: {a.client_address for a in owner.paths if a.path == name} for name in assoc}
+    peer = {name: {a.server_address for a in owner.paths if a.path == name} for name in assoc}
     to_mono = backend["t0_realtime_ns"] - backend["t0_ns"]
     sent: list[_Sent] = []
     sacks: list[tuple[int, str]] = []

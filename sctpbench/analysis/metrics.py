@@ -11,6 +11,7 @@ injection until a message is delivered over another path.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,6 +166,41 @@ def run_metrics(messages: list[Message], sent: int, failure: Failure | None, cha
     out["messages_delivered"] = sum(1 for m in messages if m.t_rx_ns is not None)
     out["messages_affected"], out["pre_failure_p99_ms"] = affected(failure, messages)
     return out
+
+
+# The event metrics: per association the time from the failure of the path it was using.
+EVENT_KEYS = ("detection_time_ms", "pf_detection_time_ms", "unreachable_time_ms", "failover_time_ms")
+COUNT_KEYS = ("messages_sent", "messages_delivered", "messages_affected")
+
+
+def across_associations(per_association: dict[str, dict[str, float | int | None]],
+                        messages: list[Message]) -> dict[str, float | int | None]:
+    """The run's metrics across its associations (each association's own are kept beside them).
+
+    - MTT mean, p50, p99 and MMTT: of every association's messages pooled (a message counts
+      once, whichever association carried it);
+    - messages sent, delivered and affected: sums (a message is affected against its own
+      association's pre-failure p99);
+    - detection, PF detection, unreachable and failover time: the largest among the
+      associations whose path in use failed, the moment the slowest of them had detected
+      or failed over (None when a failure hit none of them); pre_failure_p99_ms likewise
+      the largest.
+    With one association every figure is that association's.
+    """
+    out: dict[str, float | int | None] = dict(mtt_stats(messages))
+    runs = list(per_association.values())
+    for key in EVENT_KEYS:
+        out[key] = _largest(r.get(key) for r in runs)
+    for key in COUNT_KEYS:
+        values = [r.get(key) for r in runs]
+        out[key] = None if all(v is None for v in values) else sum(int(v) for v in values if v is not None)
+    out["pre_failure_p99_ms"] = _largest(r.get("pre_failure_p99_ms") for r in runs)
+    return {k: out[k] for k in runs[0]} if runs else out
+
+
+def _largest(values: Iterable[float | int | None]) -> float | int | None:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
 
 
 # ---------------------------------------------------------------------------- across runs

@@ -75,6 +75,10 @@ class PathDelay:
     jitter_ns: int = 0
     rate_bps: int | None = None
     family: str = "ipv4"  # the path's: its IP header counts in the serialisation time
+    # With several associations each path entry is one association's and carries its
+    # workload (and `path` is ASSOC/PATH); None: the run's one workload.
+    workload: Workload | None = None
+    association: str = ""  # whose messages it is judged on (its deliveries name the same)
 
 
 @dataclass
@@ -219,30 +223,37 @@ class Delivery:
     path: str | None  # arrival path
     t_rx_ns: int | None
     mtt_ns: int | None
+    association: str = ""
 
 
 def _delay_checks(result: Result, paths: list[PathDelay], deliveries: list[Delivery], workload: Workload,
                   first_event_ns: int | None) -> None:
-    if workload.arrival == "saturate":
+    if workload.arrival == "saturate" and all(p.workload is None for p in paths):
         result.skipped.append("delay: a saturating workload queues by design")
         return
-    q = NAGLE_QUANTILE if workload.nagle else DELAY_QUANTILE
     before = [d for d in deliveries if d.mtt_ns is not None and d.t_rx_ns is not None
               and (first_event_ns is None or d.t_rx_ns < first_event_ns)]
     for path in paths:
-        if path.rate_bps and offered_bps(workload.size, workload.rate, path.family) >= MAX_OFFERED_SHARE * path.rate_bps:
+        own = path.workload or workload
+        if own.arrival == "saturate":
+            result.skipped.append(f"delay: {path.path}: a saturating workload queues by design")
+            continue
+        q = NAGLE_QUANTILE if own.nagle else DELAY_QUANTILE
+        # The path's share is of its own association's messages, not of every association's.
+        mine = [d for d in before if d.association == path.association]
+        if path.rate_bps and offered_bps(own.size, own.rate, path.family) >= MAX_OFFERED_SHARE * path.rate_bps:
             result.skipped.append(f"delay: {path.path}: the workload offers {MAX_OFFERED_SHARE:.0%} of its rate or more")
             continue
-        mtts = [d.mtt_ns for d in before if d.path == path.path and d.mtt_ns is not None]
+        mtts = [d.mtt_ns for d in mine if d.path == path.path and d.mtt_ns is not None]
         if len(mtts) < MIN_DELAY_SAMPLES:
             if any(d.path == path.path for d in deliveries):
                 result.skipped.append(f"delay: {path.path}: {len(mtts)} message(s) delivered before the first event")
             continue
-        if len(mtts) < MIN_PATH_SHARE * len(before):
-            result.skipped.append(f"delay: {path.path}: {len(mtts)} of {len(before)} messages before the first event, "
+        if len(mtts) < MIN_PATH_SHARE * len(mine):
+            result.skipped.append(f"delay: {path.path}: {len(mtts)} of {len(mine)} messages before the first event, "
                                   "retransmissions rather than the path's own traffic")
             continue
-        figures = delay_figures(path, mtts, workload.size, q, result.tolerances)
+        figures = delay_figures(path, mtts, own.size, q, result.tolerances)
         result.delay.append(figures)
         _check_delay(result, figures)
 

@@ -1,14 +1,18 @@
 """The local results store: one folder per run, columnar tables and a summary.
 
 A run folder after collection holds, besides what the backend wrote:
-  messages.parquet      one row per message: seq, stream, size, t_gen_ns, t_sent_ns,
-                        t_rx_ns, mtt_ns, path, from_addr, t_rel_ns (from t0)
-  path_events.parquet   timeline actions, SCTP_PEER_ADDR_CHANGE notifications, and what the
-                        agents record besides: the primary set (PRIMARY_SET, the client's
-                        `event primary`) and messages given up (SEND_FAILED, `sendfail`)
-  path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per endpoint and path
+  messages.parquet      one row per message: association, seq, stream, size, t_gen_ns,
+                        t_sent_ns, t_rx_ns, mtt_ns, path, from_addr, t_rel_ns (from t0)
+  path_events.parquet   timeline actions (association: the one a start starts, else none),
+                        SCTP_PEER_ADDR_CHANGE notifications (the association's endpoint), and
+                        what the agents record besides: the primary set (PRIMARY_SET, the
+                        client's `event primary`) and messages given up (SEND_FAILED, `sendfail`)
+  path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per association, endpoint and path
   params.json           requested values, sysctls read back, association values read back
-  summary.json          metrics of the run, the detection model, event lags, the timing
+                        (per association under `associations`; `association`: the first's)
+  summary.json          metrics of the run across its associations (metrics.across_associations
+                        says how each is summarised), each association's own metrics, failure
+                        and detection model under `associations`, event lags, the timing
                         self-check (analysis/selfcheck.py), status: ok, disturbed or failed
 """
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +29,7 @@ import pyarrow.parquet as pq
 
 from sctpbench.analysis import metrics, selfcheck
 from sctpbench.collectors import records
-from sctpbench.plan.data import Plan
+from sctpbench.plan.data import Association, Link, Plan
 
 
 def run_dirs(folder: Path) -> list[Path]:
@@ -58,15 +63,16 @@ def relative_to(t0: int | None) -> Relative:
 
 
 def path_names(plan: Plan) -> dict[str, str]:
-    """Both endpoints' addresses → the path name they belong to."""
-    return {a.client_address: a.path for a in plan.association} | {a.server_address: a.path for a in plan.association}
+    """Every association's endpoint addresses → the path name they belong to."""
+    return {address: p.path for a in plan.associations for p in a.paths for address in (p.client_address, p.server_address)}
 
 
 # One row builder per table, shared with the live telemetry stream so that what goes to
 # InfluxDB while a run goes is exactly what the store keeps.
 
-def message_row(tx: records.Tx, rx: records.Rx | None, path_of: dict[str, str], rel: Relative) -> dict[str, Any]:
+def message_row(tx: records.Tx, rx: records.Rx | None, path_of: dict[str, str], rel: Relative, association: str) -> dict[str, Any]:
     return {
+        "association": association,
         "seq": tx.seq, "stream": tx.stream, "size": tx.size, "t_gen_ns": tx.t_gen_ns, "t_sent_ns": tx.t_sent_ns,
         "t_rx_ns": rx.t_rx_ns if rx else None, "mtt_ns": (rx.t_rx_ns - tx.t_gen_ns) if rx else None,
         "path": path_of.get(rx.from_addr) if rx else None, "from_addr": rx.from_addr if rx else None,
@@ -75,15 +81,17 @@ def message_row(tx: records.Tx, rx: records.Rx | None, path_of: dict[str, str], 
 
 
 def timeline_event_row(e: dict[str, Any], path_of: dict[str, str], rel: Relative) -> dict[str, Any]:
+    # A timeline action belongs to no one association (a path may carry several); start names its association.
     return {
+        "association": e["target"] if e["kind"] == "start" else None,
         "t_ns": e["applied_ns"], "t_rel_ns": rel(e["applied_ns"]), "source": "timeline", "kind": e["kind"],
         "path": e["target"] if e["target"] in path_of.values() else None, "addr": None,
         "detail": f"scheduled t0+{e['at_ns'] / 1e9:.3f}s, lag {e['lag_ns'] / 1e6:.3f} ms",
     }
 
 
-def addr_event_row(endpoint: str, c: records.AddrChange, path_of: dict[str, str], rel: Relative) -> dict[str, Any]:
-    return {"t_ns": c.t_ns, "t_rel_ns": rel(c.t_ns), "source": endpoint, "kind": c.state, "path": path_of.get(c.addr),
+def addr_event_row(endpoint: str, c: records.AddrChange, path_of: dict[str, str], rel: Relative, association: str) -> dict[str, Any]:
+    return {"association": association, "t_ns": c.t_ns, "t_rel_ns": rel(c.t_ns), "source": endpoint, "kind": c.state, "path": path_of.get(c.addr),
             "addr": c.addr, "detail": f"error {c.error}"}
 
 
@@ -92,42 +100,60 @@ PRIMARY_SET = "PRIMARY_SET"
 SEND_FAILED = "SEND_FAILED"
 
 
-def agent_event_rows(endpoint: str, rec: records.Records, path_of: dict[str, str], rel: Relative) -> list[dict[str, Any]]:
+def agent_event_rows(endpoint: str, rec: records.Records, path_of: dict[str, str], rel: Relative,
+                     association: str) -> list[dict[str, Any]]:
     """The endpoint's primary changes that took effect and its send failures, as event rows."""
-    rows = [{"t_ns": t, "t_rel_ns": rel(t), "source": endpoint, "kind": PRIMARY_SET, "path": path_of.get(addr), "addr": addr,
-             "detail": "SCTP_PRIMARY_ADDR took effect"} for t, name, addr in rec.events if name == "primary"]
-    rows += [{"t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "source": endpoint, "kind": SEND_FAILED, "path": None, "addr": None,
-              "detail": f"message {'?' if s.seq is None else s.seq}, error {s.error}"} for s in rec.sendfail]
+    rows = [{"association": association, "t_ns": t, "t_rel_ns": rel(t), "source": endpoint, "kind": PRIMARY_SET,
+             "path": path_of.get(addr), "addr": addr, "detail": "SCTP_PRIMARY_ADDR took effect"}
+            for t, name, addr in rec.events if name == "primary"]
+    rows += [{"association": association, "t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "source": endpoint, "kind": SEND_FAILED,
+              "path": None, "addr": None, "detail": f"message {'?' if s.seq is None else s.seq}, error {s.error}"}
+             for s in rec.sendfail]
     return rows
 
 
-def sample_row(endpoint: str, s: records.PathSample, path_of: dict[str, str], rel: Relative, hz: int | None) -> dict[str, Any]:
-    return {"t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "endpoint": endpoint, "path": path_of.get(s.addr), "addr": s.addr,
+def sample_row(endpoint: str, s: records.PathSample, path_of: dict[str, str], rel: Relative, hz: int | None,
+               association: str) -> dict[str, Any]:
+    return {"association": association, "t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "endpoint": endpoint, "path": path_of.get(s.addr), "addr": s.addr,
             "state": s.state, "cwnd": s.cwnd, "srtt_ms": s.srtt_raw * 1000.0 / hz if hz else None, "rto_ms": s.rto_ms,
             "mtu": s.mtu, "primary": s.primary}
 
 
 MESSAGE_SCHEMA = pa.schema([
-    ("seq", pa.int64()), ("stream", pa.int32()), ("size", pa.int32()), ("t_gen_ns", pa.int64()),
+    ("association", pa.string()), ("seq", pa.int64()), ("stream", pa.int32()), ("size", pa.int32()), ("t_gen_ns", pa.int64()),
     ("t_sent_ns", pa.int64()), ("t_rx_ns", pa.int64()), ("mtt_ns", pa.int64()), ("path", pa.string()),
     ("from_addr", pa.string()), ("t_rel_ns", pa.int64()),
 ])
 EVENT_SCHEMA = pa.schema([
-    ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("source", pa.string()), ("kind", pa.string()),
+    ("association", pa.string()), ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("source", pa.string()), ("kind", pa.string()),
     ("path", pa.string()), ("addr", pa.string()), ("detail", pa.string()),
 ])
 SAMPLE_SCHEMA = pa.schema([
-    ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("endpoint", pa.string()), ("path", pa.string()),
+    ("association", pa.string()), ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("endpoint", pa.string()), ("path", pa.string()),
     ("addr", pa.string()), ("state", pa.string()), ("cwnd", pa.int64()), ("srtt_ms", pa.float64()),
     ("rto_ms", pa.int64()), ("mtu", pa.int32()), ("primary", pa.bool_()),
 ])
 
 
+@dataclass
+class AssociationData:
+    """One association's records and what the run's tables and metrics take from them."""
+
+    plan: Association
+    client: records.Records
+    server: records.Records
+    messages: list[metrics.Message] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def read_association(run_dir: Path, assoc: Association) -> AssociationData:
+    return AssociationData(assoc, records.read(run_dir / assoc.client_records), records.read(run_dir / assoc.server_records))
+
+
 def collect(run_dir: Path) -> dict[str, Any]:
     """Turn a run folder's records into tables and metrics; works on partial runs too."""
     plan = Plan.from_json((run_dir / "plan.json").read_text())
-    client = records.read(run_dir / "records" / "client.rec")
-    server = records.read(run_dir / "records" / "server.rec")
+    data = [read_association(run_dir, a) for a in plan.associations]
     kernel = _read_json(run_dir / "kernel.json", {})
     backend = _read_json(run_dir / "backend.json", {})
     events = read_events(run_dir)
@@ -136,42 +162,45 @@ def collect(run_dir: Path) -> dict[str, Any]:
     hz = kernel.get("hz")
 
     path_of = path_names(plan)
-    rx_by_seq = {r.seq: r for r in server.rx}
-    messages: list[metrics.Message] = []
-    rows: list[dict[str, Any]] = []
-    for tx in client.tx:
-        rx = rx_by_seq.get(tx.seq)
-        row = message_row(tx, rx, path_of, rel)
-        messages.append(metrics.Message(tx.seq, tx.t_gen_ns, row["t_rx_ns"], row["path"]))
-        rows.append(row)
-    _write_table(run_dir / "messages.parquet", rows, MESSAGE_SCHEMA)
+    for d in data:
+        rx_by_seq = {r.seq: r for r in d.server.rx}
+        for tx in d.client.tx:
+            rx = rx_by_seq.get(tx.seq)
+            row = message_row(tx, rx, path_of, rel, d.plan.name)
+            d.messages.append(metrics.Message(tx.seq, tx.t_gen_ns, row["t_rx_ns"], row["path"]))
+            d.rows.append(row)
+    _write_table(run_dir / "messages.parquet", [r for d in data for r in d.rows], MESSAGE_SCHEMA)
 
     event_rows = [timeline_event_row(e, path_of, rel) for e in events]
-    for endpoint, rec in (("client", client), ("server", server)):
-        event_rows += [addr_event_row(endpoint, c, path_of, rel) for c in rec.addr]
-        event_rows += agent_event_rows(endpoint, rec, path_of, rel)
+    for d in data:
+        for endpoint, rec in (("client", d.client), ("server", d.server)):
+            event_rows += [addr_event_row(endpoint, c, path_of, rel, d.plan.name) for c in rec.addr]
+            event_rows += agent_event_rows(endpoint, rec, path_of, rel, d.plan.name)
     event_rows.sort(key=lambda r: r["t_ns"])
     _write_table(run_dir / "path_events.parquet", event_rows, EVENT_SCHEMA)
 
     sample_rows = [
-        sample_row(endpoint, s, path_of, rel, hz)
-        for endpoint, rec in (("client", client), ("server", server))
+        sample_row(endpoint, s, path_of, rel, hz, d.plan.name)
+        for d in data
+        for endpoint, rec in (("client", d.client), ("server", d.server))
         for s in rec.path
     ]
     _write_table(run_dir / "path_samples.parquet", sample_rows, SAMPLE_SCHEMA)
 
+    read_back = {d.plan.name: {"client": d.client.params, "server": d.server.params} for d in data}
     params = {
         "requested": plan.sctp,
         "sysctl": kernel.get("sysctl", {}),
-        "association": {"client": client.params, "server": server.params},
+        # The first association's, as before associations; every one's under `associations`.
+        "association": read_back[data[0].plan.name] if data else {},
+        "associations": {d.plan.name: {"requested": d.plan.sctp, **read_back[d.plan.name]} for d in data},
     }
     (run_dir / "params.json").write_text(json.dumps(params, indent=2) + "\n")
 
-    check = _selfcheck(plan, client, events, rows)
-    failure = _failure(plan, events, messages)
-    changes = [(c.t_ns, c.addr, c.state) for c in client.addr]
-    run = metrics.run_metrics(messages, len(client.tx), failure, changes)
-    model = _detection_model(plan, client, server, failure, _pf_on(kernel, plan.workload["client"]), hz)
+    check = _selfcheck(plan, data, events)
+    per = {d.plan.name: _association_summary(d, plan.links, events, kernel, hz) for d in data}
+    run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages])
+    model = _summary_model(per, run)
     summary = {
         "run_id": plan.run_id,
         "repetition": plan.repetition,
@@ -181,23 +210,82 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "error": backend.get("error"),
         "metrics": run,
         "selfcheck": check.to_dict(),
+        # The model of the association whose detection time is the run's (the slowest).
+        "detection_model": model,
+        "events": [{k: e.get(k, "") for k in ("kind", "target", "detail", "at_ns", "lag_ns")} for e in events],
+        "peers_seen": data[0].client.peers if data else [],
+        "paths_used": sorted({m.path for d in data for m in d.messages if m.path}),
+        "associations": per,
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def _association_summary(d: AssociationData, links: list[Link], events: list[dict[str, Any]], kernel: dict[str, Any],
+                         hz: int | None) -> dict[str, Any]:
+    """One association's metrics, against the failure of the path it was using."""
+    failure = _failure(d.plan, events, d.messages)
+    changes = [(c.t_ns, c.addr, c.state) for c in d.client.addr]
+    model = _detection_model(d, links, failure, _pf_on(kernel, d.plan.client), hz)
+    return {
+        "client": d.plan.client,
+        "server": d.plan.server,
+        "paths": d.plan.path_names,
+        "failure": failure.path if failure else None,
+        "metrics": metrics.run_metrics(d.messages, len(d.client.tx), failure, changes),
         "detection_model": None if model is None else {
             "rto_at_failure_ms": model.rto_ms, "rto_max_ms": model.rto_max_ms,
             "path_max_retrans": model.path_max_retrans, "rtt_ms": model.rtt_ms, "sack_delay_ms": model.sack_delay_ms,
             "message_interval_ms": model.message_interval_ms, "model_ms": model.model_ms, "bound_ms": model.bound_ms,
             "pf_retrans": model.pf_retrans, "pf_model_ms": model.pf_model_ms, "pf_bound_ms": model.pf_bound_ms,
         },
-        "events": [{k: e.get(k, "") for k in ("kind", "target", "detail", "at_ns", "lag_ns")} for e in events],
-        "peers_seen": client.peers,
-        "paths_used": sorted({m.path for m in messages if m.path}),
+        "peers_seen": d.client.peers,
+        "paths_used": sorted({m.path for m in d.messages if m.path}),
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return summary
 
 
-def _selfcheck(plan: Plan, client: records.Records, events: list[dict[str, Any]], rows: list[dict[str, Any]]) -> selfcheck.Result:
-    """The timing self-check's inputs from the plan, the client's records and the timeline."""
-    w = plan.workload
+def _summary_model(per: dict[str, dict[str, Any]], run: dict[str, Any]) -> dict[str, Any] | None:
+    """The detection model of the association the run's detection time comes from."""
+    with_model = [a for a in per.values() if a["detection_model"] is not None]
+    slowest = [a for a in with_model if a["metrics"].get("detection_time_ms") == run.get("detection_time_ms")]
+    chosen = slowest or with_model
+    return chosen[0]["detection_model"] if chosen else None
+
+
+def _selfcheck(plan: Plan, data: list[AssociationData], events: list[dict[str, Any]]) -> selfcheck.Result:
+    """The timing self-check's inputs from the plan, the clients' records and the timeline.
+
+    Lateness pools every client's messages. The delay check is per path and direction of
+    each association; with several associations a path is named ASSOC/PATH there."""
+    several = len(data) > 1
+    pairs: list[tuple[int, int]] = []
+    paths: list[selfcheck.PathDelay] = []
+    deliveries: list[selfcheck.Delivery] = []
+    for d in data:
+        w = d.plan.workload
+        pairs += _schedule_pairs(d.client, w)
+        own = _selfcheck_workload(d.plan)
+        for link in plan.links:
+            if link.path in d.plan.path_names:
+                direction = "forward" if link.a.host == d.plan.client else "reverse"
+                values = link.shaping[direction]
+                name = f"{d.plan.name}/{link.path}" if several else link.path
+                paths.append(selfcheck.PathDelay(name, direction, values["delay"], values.get("jitter") or 0, values.get("rate"),
+                                                 family=link.family, workload=own if several else None,
+                                                 association=d.plan.name))
+        deliveries += [selfcheck.Delivery(f"{d.plan.name}/{r['path']}" if several and r["path"] else r["path"], r["t_rx_ns"],
+                                          r["mtt_ns"], d.plan.name) for r in d.rows]
+    workload = _selfcheck_workload(data[0].plan) if data else selfcheck.Workload("periodic", 0.0, 0, nagle=False)
+    return selfcheck.evaluate(selfcheck.Tolerances.from_dict(plan.selfcheck), pairs, events, paths, deliveries, workload)
+
+
+def _selfcheck_workload(assoc: Association) -> selfcheck.Workload:
+    w = assoc.workload
+    return selfcheck.Workload(w["arrival"], w["rate"], w["size"], nagle=assoc.sctp.get("nodelay") is not True)
+
+
+def _schedule_pairs(client: records.Records, w: dict[str, Any]) -> list[tuple[int, int]]:
+    """(generated, scheduled) per message of one client."""
     t0 = next((int(args) for _, name, args in client.events if name == "start" and args.isdigit()), None)
     pairs = []
     for tx in client.tx:
@@ -206,27 +294,18 @@ def _selfcheck(plan: Plan, client: records.Records, events: list[dict[str, Any]]
             sched = selfcheck.periodic_schedule(tx.seq, t0, w["rate"])
         if sched is not None:
             pairs.append((tx.t_gen_ns, sched))
-    paths = []
-    for link in plan.links:
-        if link.path in {a.path for a in plan.association}:
-            direction = "forward" if link.a.host == w["client"] else "reverse"
-            values = link.shaping[direction]
-            paths.append(selfcheck.PathDelay(link.path, direction, values["delay"], values.get("jitter") or 0, values.get("rate"),
-                                             link.family))
-    deliveries = [selfcheck.Delivery(r["path"], r["t_rx_ns"], r["mtt_ns"]) for r in rows]
-    workload = selfcheck.Workload(w["arrival"], w["rate"], w["size"], nagle=plan.sctp.get("nodelay") is not True)
-    return selfcheck.evaluate(selfcheck.Tolerances.from_dict(plan.selfcheck), pairs, events, paths, deliveries, workload)
+    return pairs
 
 
-def _failure(plan: Plan, events: list[dict[str, Any]], messages: list[metrics.Message]) -> metrics.Failure | None:
-    """The first fail or down of the path in use: the one the last delivery before it took."""
+def _failure(assoc: Association, events: list[dict[str, Any]], messages: list[metrics.Message]) -> metrics.Failure | None:
+    """The first fail or down of the association's path in use: the one the last delivery before it took."""
     # A dual-stack path's first (IPv4) SCTP path is the one the association uses on it.
-    peers = {a.path: a.server_address for a in reversed(plan.association)}
+    peers = {a.path: a.server_address for a in reversed(assoc.paths)}
     for e in events:
         if e["kind"] not in ("fail", "down") or e["target"] not in peers:
             continue
         before = [(m.t_rx_ns, m.path) for m in messages if m.t_rx_ns is not None and m.t_rx_ns < e["applied_ns"]]
-        in_use = max(before, key=lambda tp: tp[0])[1] if before else plan.association[0].path
+        in_use = max(before, key=lambda tp: tp[0])[1] if before else assoc.paths[0].path
         if e["target"] == in_use:
             return metrics.Failure(e["target"], e["applied_ns"], peers[e["target"]])
     return None
@@ -237,12 +316,13 @@ def _pf_on(kernel: dict[str, Any], client_host: str) -> bool:
     return str(kernel.get("sysctl", {}).get(client_host, {}).get("pf_enable", "0")) == "1"
 
 
-def _detection_model(plan: Plan, client: records.Records, server: records.Records, failure: metrics.Failure | None,
-                     pf_on: bool, hz: int | None) -> metrics.DetectionModel | None:
+def _detection_model(d: AssociationData, links: list[Link], failure: metrics.Failure | None, pf_on: bool,
+                     hz: int | None) -> metrics.DetectionModel | None:
     """The model with the RTO in force at the failure, as the client's path samples show it,
     and PF's threshold as the association read it back."""
     if failure is None:
         return None
+    client, server = d.client, d.server
     before = [s for s in client.path if s.addr == failure.peer_address and s.t_ns <= failure.applied_ns]
     try:
         rto_max = int(client.params["rto_max_ms"])
@@ -252,13 +332,13 @@ def _detection_model(plan: Plan, client: records.Records, server: records.Record
         return None
     if not before:
         return None
-    link = next(link for link in plan.links if link.path == failure.path)
-    rtt_ms = sum(link.shaping[d]["delay"] for d in ("forward", "reverse")) / 1e6
+    link = next(link for link in links if link.path == failure.path)
+    rtt_ms = sum(link.shaping[way]["delay"] for way in ("forward", "reverse")) / 1e6
     pf_retrans = client.params.get("pf_retrans", "")
     return metrics.DetectionModel(
         pf_retrans=int(pf_retrans) if pf_on and pf_retrans.isdigit() else None, hz=int(hz or 1000),
         rto_ms=before[-1].rto_ms, rto_max_ms=rto_max, path_max_retrans=pmr, rtt_ms=rtt_ms,
         sack_delay_ms=sack_delay,
         # a saturating sender always has data: no wait for the next message
-        message_interval_ms=0.0 if plan.workload["arrival"] == "saturate" else 1000.0 / plan.workload["rate"],
+        message_interval_ms=0.0 if d.plan.workload["arrival"] == "saturate" else 1000.0 / d.plan.workload["rate"],
     )

@@ -538,10 +538,13 @@ def verify_run(run_dir: Path) -> VerifyReport:
     notes = [f"{link.path}: missing capture(s), not verified" for link in plan.links if link not in present]
     packets = {(link.path, e.host): captures.read(capture_file(run_dir, link.path, e.host)) for link in present for e in (link.a, link.b)}
 
-    server = plan.workload["server"]
-    server_addresses = {a for link in plan.links for e in (link.a, link.b) if e.host == server for a in e.addresses}
-    # The records are named by the agent's role, not by its host (hosts have any names).
-    t_rx = {r.seq: r.t_rx_ns for r in records.read(run_dir / "records" / "server.rec").rx}
+    # The capture clock is related to the agents' through one association's deliveries:
+    # the first's (every agent shares the kernel's clock). Records are named by association
+    # and role, not by host (hosts have any names).
+    first = plan.associations[0]
+    server = first.server
+    server_addresses = {p.server_address for p in first.paths}
+    t_rx = {r.seq: r.t_rx_ns for r in records.read(run_dir / first.server_records).rx}
     arriving = [p for (_, host), ps in packets.items() if host == server for p in ps if p.dst in server_addresses]
     clock = clock_relation((p for ps in packets.values() for p in ps), arriving, t_rx)
     events = _events(run_dir)

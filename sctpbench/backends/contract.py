@@ -47,8 +47,9 @@ FILES: tuple[RunFile, ...] = (
     RunFile("versions.json", "the backend (netns.py: NetnsBackend.build)",
             "the endpoints' kernel (release, version, config sha256, time travel), machine, iproute2, the agent's "
             "--version"),
-    RunFile("records/<process>.rec", "the agents the backend starts (workloads/agent)",
-            "agent records, one per endpoint process (workloads/agent/RECORDS.md)"),
+    RunFile("records/<association>.<role>.rec", "the agents the backend starts (workloads/agent)",
+            "agent records, one per endpoint process: role client or server of each association, as the plan's "
+            "associations name them (workloads/agent/RECORDS.md)"),
     RunFile("records/<process>.stdout", "the backend (netns.py: NetnsBackend._start)",
             "each process's standard output: its ready line and its answers to timeline commands"),
     RunFile("records/<process>.stderr", "the backend (netns.py: NetnsBackend._start)",

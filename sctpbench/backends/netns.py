@@ -279,20 +279,16 @@ class NetnsBackend:
 
     def _apply(self, action: TimedAction, t0: int) -> dict[str, Any]:
         scheduled = t0 + action.at_ns
-        client = self.agents["client"]
         if action.kind == "start":
-            # The agent waits for the absolute time itself: no lag from this process.
+            # The agents wait for the absolute time themselves: no lag from this process.
             issued = _now()
-            client.command((action.control or "").format(t=scheduled))
+            for name in action.agents:
+                self.agents[name].command((action.control or "").format(t=scheduled))
             return _event(action, scheduled, issued, scheduled)
         _sleep_until(scheduled)
         issued = _now()
         if action.control:
-            client.command(action.control)
-            got = client.out.wait_for(lambda line: line.startswith(("ok ", "err ")), CONFIRM_TIMEOUT_S)
-            if got is None or got[1].startswith("err"):
-                raise BackendError(f"{action.kind} {action.target}: the client agent answered {got[1] if got else 'nothing'}")
-            applied = int(got[1].split()[-1])
+            applied = max(self._control(self.agents[name], action) for name in action.agents)
         else:
             tool = action.commands[0].tool
             devices = dict(action.confirm)  # one confirmation per host
@@ -301,22 +297,35 @@ class NetnsBackend:
             applied = max(self.sessions[tool, host].confirm() for host in devices)
         return _event(action, scheduled, issued, applied)
 
+    def _control(self, agent: Managed, action: TimedAction) -> int:
+        """Tell one agent; its answer carries the moment the change was made."""
+        agent.command(action.control or "")
+        got = agent.out.wait_for(lambda line: line.startswith(("ok ", "err ")), CONFIRM_TIMEOUT_S)
+        if got is None or got[1].startswith("err"):
+            raise BackendError(f"{action.kind} {action.target}: agent {agent.name} answered {got[1] if got else 'nothing'}")
+        return int(got[1].split()[-1])
+
     def _wait_agents(self, t0: int) -> None:
-        client, server = self.agents["client"], self.agents["server"]
-        # The client drains for at most drain_timeout after its last message.
-        deadline_s = (t0 + self.plan.end_ns + self.plan.drain_timeout_ns - _now()) / 1e9 + 10.0
-        try:
-            code = client.proc.wait(timeout=max(deadline_s, 1.0))
-        except subprocess.TimeoutExpired:
-            raise BackendError(f"the client agent did not finish within {deadline_s:.0f} s of t0+end") from None
-        if code != 0:
-            raise BackendError(f"the client agent exited with status {code}; {self._why(client)}")
-        try:
-            code = server.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            raise BackendError("the server agent did not see the association end within 10 s") from None
-        if code != 0:
-            raise BackendError(f"the server agent exited with status {code}; {self._why(server)}")
+        """Every client first (each drains for at most drain_timeout after its last message),
+        then every server, which ends when its association does."""
+        deadline_ns = t0 + self.plan.end_ns + self.plan.drain_timeout_ns + 10_000_000_000
+        deadline_s = (deadline_ns - _now()) / 1e9
+        for assoc in self.plan.associations:
+            client = self.agents[assoc.client_agent]
+            try:
+                code = client.proc.wait(timeout=max((deadline_ns - _now()) / 1e9, 1.0))
+            except subprocess.TimeoutExpired:
+                raise BackendError(f"the client agent {client.name} did not finish within {deadline_s:.0f} s of t0+end") from None
+            if code != 0:
+                raise BackendError(f"the client agent {client.name} exited with status {code}; {self._why(client)}")
+        for assoc in self.plan.associations:
+            server = self.agents[assoc.server_agent]
+            try:
+                code = server.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                raise BackendError(f"the server agent {server.name} did not see the association end within 10 s") from None
+            if code != 0:
+                raise BackendError(f"the server agent {server.name} exited with status {code}; {self._why(server)}")
 
     def _why(self, agent: Managed) -> str:
         agent.stderr.flush()

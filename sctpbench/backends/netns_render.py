@@ -95,6 +95,6 @@ def render(plan: Plan, run_dir: str = "$RUN") -> str:
     for t in plan.timeline:
         head = f"# t0+{t.at_ns / 1e9:.3f}s {t.kind} {t.target}" + (f" {t.detail}" if t.detail else "")
         control = (t.control or "").replace("{t}", "<t0+at in CLOCK_MONOTONIC ns>")
-        out.append(head + (f": write '{control}' to the client's stdin" if control else ""))
+        out.append(head + (f": write '{control}' to the stdin of {', '.join(t.agents)}" if control else ""))
         out += [concrete(plan, c).render() for c in t.commands]
     return "\n".join(out) + "\n"

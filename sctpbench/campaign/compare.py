@@ -119,7 +119,7 @@ def judge(config: str, metric: str, new: list[float], base: list[float], test: T
     if p is None:
         return change
     rel = change.relative or 0.0
-    direction = WORSE.get(metric, +1)
+    direction = WORSE.get(metric.rsplit(".", 1)[-1], +1)  # association.<name>.<metric>: the metric's direction
     verdict: Verdict = "unchanged"
     if p < alpha and abs(rel) >= min_effect and direction != 0:
         verdict = "regressed" if rel * direction > 0 else "improved"
@@ -195,12 +195,21 @@ def compare(new: Path, base: Path, metric_names: list[str] = DEFAULT_METRICS, te
         if _count(base_configs.get(config, []), "disturbed"):
             result.disturbed_base[config] = _count(base_configs[config], "disturbed")
         if config in base_configs:
-            for metric in metric_names:
+            for metric in metric_names + _association_metrics(new_rows, base_rows, metric_names):
                 result.changes.append(judge(config, metric, _values(rows, metric), _values(base_configs[config], metric),
                                             test, alpha, min_effect))
         for budget in info.get("budgets", []):
             result.budgets.append(check_budget(config, _values(rows, budget["metric"]), budget))
     return result
+
+
+def _association_metrics(new_rows: list[dict[str, Any]], base_rows: list[dict[str, Any]], metric_names: list[str]) -> list[str]:
+    """Each association's own metrics, when both campaigns have the same several associations
+    (with one, its metrics are the run's, already compared)."""
+    names = table.association_names(new_rows)
+    if len(names) < 2 or names != table.association_names(base_rows):
+        return []
+    return [table.association_column(a, m) for a in names for m in metric_names]
 
 
 def _summary(values: list[float]) -> str:

@@ -4,10 +4,13 @@ campaign.parquet: one row per finished run (ok, disturbed or failed): run_key, c
   config, repetition, seed, status, error (for a disturbed run: the self-check's reasons),
   retries (disturbed attempts set aside in attempts/ before this one), param.<dotted key>
   (the value as written, a string), one float column per metrics.METRIC_KEYS name (null
-  when absent), directory (relative to the campaign folder).
+  when absent: the run's metrics across its associations, see
+  metrics.across_associations), directory (relative to the campaign folder); and per
+  association of the runs, association.<name>.<metric> (that association's own).
 configs.parquet: one row per configuration over its ok runs: config_key, config,
   param.<key>, runs_ok, runs_disturbed, runs_failed, and <metric>_mean, <metric>_ci95,
-  <metric>_n (mean and 95% confidence half-width, Student's t).
+  <metric>_n (mean and 95% confidence half-width, Student's t), for the run's metrics and
+  for each association.<name>.<metric>.
 """
 
 from __future__ import annotations
@@ -50,6 +53,25 @@ def _float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def association_column(association: str, metric: str) -> str:
+    return f"association.{association}.{metric}"
+
+
+def association_names(run_rows: list[dict[str, Any]]) -> list[str]:
+    """The associations the rows have columns for, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for r in run_rows:
+        for k in r:
+            if k.startswith("association."):
+                seen.setdefault(k.split(".")[1], None)
+    return list(seen)
+
+
+def metric_columns(associations: list[str]) -> list[str]:
+    """The run's metrics, then each association's."""
+    return list(metrics.METRIC_KEYS) + [association_column(a, k) for a in associations for k in metrics.METRIC_KEYS]
+
+
 def rows(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[str, Any]]:
     out = []
     for run in sorted(runs, key=lambda r: (r.config.label, r.repetition)):
@@ -66,22 +88,26 @@ def rows(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[str
         }
         row |= {f"param.{k}": values.get(k) for k in swept}
         row |= {k: _float(summary.get("metrics", {}).get(k)) for k in metrics.METRIC_KEYS}
+        for name, assoc in (summary.get("associations") or {}).items():
+            row |= {association_column(name, k): _float((assoc.get("metrics") or {}).get(k)) for k in metrics.METRIC_KEYS}
         row["directory"] = str(directory)
         out.append(row)
     return out
 
 
-def _schema(swept: list[str]) -> pa.Schema:
+def _schema(swept: list[str], associations: list[str]) -> pa.Schema:
     fields = [("run_key", pa.string()), ("config_key", pa.string()), ("config", pa.string()),
               ("repetition", pa.int64()), ("seed", pa.int64()), ("status", pa.string()), ("error", pa.string()),
               ("retries", pa.int64())]
     fields += [(f"param.{k}", pa.string()) for k in swept]
     fields += [(k, pa.float64()) for k in metrics.METRIC_KEYS]
     fields += [("directory", pa.string())]
+    fields += [(k, pa.float64()) for k in metric_columns(associations)[len(metrics.METRIC_KEYS):]]
     return pa.schema(fields)
 
 
 def config_rows(run_rows: list[dict[str, Any]], swept: list[str]) -> list[dict[str, Any]]:
+    columns = metric_columns(association_names(run_rows))
     by_config: dict[str, list[dict[str, Any]]] = {}
     for run_row in run_rows:
         by_config.setdefault(run_row["config_key"], []).append(run_row)
@@ -92,18 +118,18 @@ def config_rows(run_rows: list[dict[str, Any]], swept: list[str]) -> list[dict[s
         row |= {f"param.{k}": group[0][f"param.{k}"] for k in swept}
         disturbed = sum(r["status"] == "disturbed" for r in group)
         row |= {"runs_ok": len(ok), "runs_disturbed": disturbed, "runs_failed": len(group) - len(ok) - disturbed}
-        for metric in metrics.METRIC_KEYS:
-            s = metrics.mean_ci95([r[metric] for r in ok])
+        for metric in columns:
+            s = metrics.mean_ci95([r.get(metric) for r in ok])  # type: ignore[misc]
             row |= {f"{metric}_mean": s["mean"], f"{metric}_ci95": s["ci95"], f"{metric}_n": s["n"]}
         out.append(row)
     return sorted(out, key=lambda r: r["config"])
 
 
-def _config_schema(swept: list[str]) -> pa.Schema:
+def _config_schema(swept: list[str], associations: list[str]) -> pa.Schema:
     fields = [("config_key", pa.string()), ("config", pa.string())]
     fields += [(f"param.{k}", pa.string()) for k in swept]
     fields += [("runs_ok", pa.int64()), ("runs_disturbed", pa.int64()), ("runs_failed", pa.int64())]
-    for metric in metrics.METRIC_KEYS:
+    for metric in metric_columns(associations):
         fields += [(f"{metric}_mean", pa.float64()), (f"{metric}_ci95", pa.float64()), (f"{metric}_n", pa.int64())]
     return pa.schema(fields)
 
@@ -118,8 +144,9 @@ def _write(path: Path, records: list[dict[str, Any]], schema: pa.Schema) -> None
 def write(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[str, Any]]:
     """Both tables from the run folders as they are now; returns the run rows."""
     run_rows = rows(campaign_dir, runs, swept)
-    _write(campaign_dir / RUNS_FILE, run_rows, _schema(swept))
-    _write(campaign_dir / CONFIGS_FILE, config_rows(run_rows, swept), _config_schema(swept))
+    associations = association_names(run_rows)
+    _write(campaign_dir / RUNS_FILE, run_rows, _schema(swept, associations))
+    _write(campaign_dir / CONFIGS_FILE, config_rows(run_rows, swept), _config_schema(swept, associations))
     return run_rows
 
 

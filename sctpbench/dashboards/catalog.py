@@ -9,7 +9,11 @@ from sctpbench.dashboards.model import Annotation, Dashboard, Panel, Query, Row,
 
 SELECTED = '"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/ AND "run" =~ /^$run$/'
 CAMPAIGN = '"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/'
-CLIENT_PATHS = f"{SELECTED} AND \"endpoint\" = 'client' AND $timeFilter"
+# Messages, samples and path notifications carry their association's name; timeline events
+# and the run's sctp_run point across associations carry `all` (telemetry/points.py):
+# queries of timeline events leave ASSOCIATION out, so they show whatever is chosen.
+ASSOCIATION = '"association" =~ /^$association$/'
+CLIENT_PATHS = f"{SELECTED} AND {ASSOCIATION} AND \"endpoint\" = 'client' AND $timeFilter"
 
 STATE_MAPPINGS = [{"type": "value", "options": {
     "3": {"text": "ACTIVE", "color": "green", "index": 0},
@@ -24,33 +28,36 @@ def _per_path(title: str, field: str, unit: str, description: str) -> Panel:
     return Panel(
         title, "timeseries",
         (Query(f'SELECT mean("{field}") FROM "sctp_path" WHERE {CLIENT_PATHS} '
-               'GROUP BY time($__interval), "run", "path" fill(none)', alias="$tag_path $tag_run"),),
+               'GROUP BY time($__interval), "run", "association", "path" fill(none)',
+               alias="$tag_association $tag_path $tag_run"),),
         width=8, unit=unit, description=description,
     )
 
 
 RUN_PANELS = Row("Run", (
     Panel("MTT per message (max per interval)", "timeseries",
-          (Query(f'SELECT max("mtt_ms") FROM "sctp_message" WHERE {SELECTED} AND $timeFilter '
-                 'GROUP BY time($__interval), "run", "path" fill(none)', alias="$tag_path $tag_run"),),
+          (Query(f'SELECT max("mtt_ms") FROM "sctp_message" WHERE {SELECTED} AND {ASSOCIATION} AND $timeFilter '
+                 'GROUP BY time($__interval), "run", "association", "path" fill(none)',
+                 alias="$tag_association $tag_path $tag_run"),),
           width=16, unit="ms",
           description="Message transfer time, generation at the client to delivery at the server, by arrival path. "
                       "Annotations: timeline events and path state changes.",
           defaults={"custom": {"drawStyle": "points", "pointSize": 4}}),
     Panel("Messages delivered / sent", "stat",
           (Query(f'SELECT count("mtt_ms") AS "delivered", count("seq") AS "sent" FROM "sctp_message" '
-                 f'WHERE {SELECTED} AND $timeFilter'),),
+                 f'WHERE {SELECTED} AND {ASSOCIATION} AND $timeFilter'),),
           width=8, description="Counts over the selected time range."),
     Panel("Path state (client's view)", "state-timeline",
           (Query(f'SELECT last("state_code") FROM "sctp_path" WHERE {CLIENT_PATHS} '
-                 'GROUP BY time($__interval), "run", "path" fill(previous)', alias="$tag_path $tag_run"),),
+                 'GROUP BY time($__interval), "run", "association", "path" fill(previous)',
+                 alias="$tag_association $tag_path $tag_run"),),
           width=24, height=6, description="SCTP_GET_PEER_ADDR_INFO state of each peer address.",
           defaults={"mappings": STATE_MAPPINGS}),
     _per_path("cwnd per path", "cwnd", "bytes", "Congestion window of each path (client)."),
     _per_path("SRTT per path", "srtt_ms", "ms", "Smoothed RTT of each path (client; kernel jiffies → ms)."),
     _per_path("RTO per path", "rto_ms", "ms", "Retransmission timeout of each path (client)."),
     Panel("MTT distribution", "histogram",
-          (Query(f'SELECT "mtt_ms" FROM "sctp_message" WHERE {SELECTED} AND $timeFilter'),),
+          (Query(f'SELECT "mtt_ms" FROM "sctp_message" WHERE {SELECTED} AND {ASSOCIATION} AND $timeFilter'),),
           width=12, unit="ms", options={"bucketCount": 50}),
     Panel("Events", "table",
           (Query(f'SELECT "title", "detail" FROM "sctp_event" WHERE {SELECTED} AND $timeFilter', result_format="table"),),
@@ -60,13 +67,14 @@ RUN_PANELS = Row("Run", (
 CAMPAIGN_PANELS = Row("Campaign", (
     Panel("Failover and detection time per run", "barchart",
           (Query(f'SELECT "failover_time_ms", "detection_time_ms", "detection_model_ms" FROM "sctp_run" '
-                 f'WHERE {CAMPAIGN} GROUP BY "run"', result_format="table"),),
+                 f'WHERE {CAMPAIGN} AND {ASSOCIATION} GROUP BY "run", "association"', result_format="table"),),
           width=16, unit="ms",
           description="Every run of the selected campaigns (not limited to the time range), with the RFC timer model.",
           options={"xField": "run"}),
     Panel("Runs", "table",
           (Query(f'SELECT "mtt_p50_ms", "mmtt_ms", "failover_time_ms", "detection_time_ms", "messages_sent", '
-                 f'"messages_delivered" FROM "sctp_run" WHERE {CAMPAIGN} GROUP BY "run", "repetition", "status"',
+                 f'"messages_delivered" FROM "sctp_run" WHERE {CAMPAIGN} AND {ASSOCIATION} '
+                 'GROUP BY "run", "repetition", "association", "status"',
                  result_format="table"),),
           width=8),
     Panel("Timing self-check per run", "table",
@@ -83,6 +91,10 @@ VARIABLES = (
     Variable("campaign", "campaign",
              'SHOW TAG VALUES FROM "sctp_message" WITH KEY = "campaign" WHERE "experiment" =~ /^$experiment$/'),
     Variable("run", "run", f'SHOW TAG VALUES FROM "sctp_message" WITH KEY = "run" WHERE {CAMPAIGN}'),
+    # The associations' names, from their messages (there while a run goes); "All" (.*)
+    # also matches `all`, the run's sctp_run point across associations.
+    Variable("association", "association",
+             f'SHOW TAG VALUES FROM "sctp_message" WITH KEY = "association" WHERE {CAMPAIGN} AND "run" =~ /^$run$/'),
 )
 
 ANNOTATIONS = (
@@ -90,7 +102,7 @@ ANNOTATIONS = (
                f'SELECT "title", "detail", "kind" FROM "sctp_event" WHERE {SELECTED} AND "source" = \'timeline\' '
                'AND $timeFilter', "red"),
     Annotation("path state changes",
-               f'SELECT "title", "detail", "kind" FROM "sctp_event" WHERE {SELECTED} AND "source" = \'client\' '
+               f'SELECT "title", "detail", "kind" FROM "sctp_event" WHERE {SELECTED} AND {ASSOCIATION} AND "source" = \'client\' '
                'AND $timeFilter', "orange"),
 )
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
 
-from pydantic import BaseModel, BeforeValidator, Field, ValidationError, WithJsonSchema, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
 from sctpbench.model import influxurl, inputfile, sctp_params, shaping, units
 from sctpbench.model.addressing import Family, endpoint_addresses
@@ -134,7 +134,19 @@ class SctpParams(_Model):
     sndbuf: Annotated[Size, Field(ge=4096)] | None = Field(default=None, description="send buffer (net.sctp.sctp_wmem default)")
 
 
+# The name of the association a single `workload:` describes: its agents are
+# main.client and main.server, its records records/main.client.rec and records/main.server.rec.
+DEFAULT_ASSOCIATION = "main"
+# SCTP parameters the plan writes as net.sctp.* sysctls: per network namespace, so per
+# host; two associations sharing a host must agree on them. The others are socket options.
+SYSCTL_PARAMS = tuple(p.key for p in sctp_params.PARAMS if p.where == "sysctl")
+# Socket buffer defaults: kernel-wide sysctls (net.core, net.sctp.sctp_[rw]mem), so every association must agree.
+KERNEL_WIDE_PARAMS = tuple(p.key for p in sctp_params.PARAMS if p.where == "buffer")
+
+
 class Workload(_Model):
+    """One SCTP association: its two endpoints (hosts of the topology) and its messages."""
+
     type: Literal["signaling"] = "signaling"
     client: Name
     server: Name
@@ -147,6 +159,10 @@ class Workload(_Model):
     start: Duration = 0
     duration: Annotated[Duration, Field(ge=1_000_000)] = Field(description="at least 1ms: the agent counts whole milliseconds")
     port: Annotated[int, Field(ge=1, le=65535)] = 5000
+    # Last, so that messages listing the allowed keys keep their order from before associations.
+    name: Name | None = Field(default=None, description=f"the association's name, unique (required under workloads:; "
+                              f"a single workload: is named {DEFAULT_ASSOCIATION!r})")
+    sctp: SctpParams | None = Field(default=None, description="this association's values over the experiment's sctp:")
 
 
 _TOLERANCE = Tolerances()
@@ -224,11 +240,17 @@ class Vary(_Model):
 
 
 class Experiment(_Model):
+    # One of the two, as the loader checks (_check_associations): editors say so too.
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra={
+        "oneOf": [{"required": ["workload"]}, {"required": ["workloads"]}]})
+
     name: Annotated[str, Field(max_length=MAX_NAME_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
     description: str = ""
     topology: Topology
     sctp: SctpParams = SctpParams()
-    workload: Workload
+    workload: Workload | None = Field(default=None, description=f"one association, named {DEFAULT_ASSOCIATION!r}")
+    workloads: Annotated[list[Workload], Field(min_length=1)] | None = Field(
+        default=None, description="several associations, each with a name (instead of workload:)")
     events: list[Annotated[Event, EventItem()]] = Field(default=[], description="the timeline: one kind of event each (model/events/)")
     measure: Measure = Measure()
     influx: Influx = Influx()
@@ -238,6 +260,27 @@ class Experiment(_Model):
         default="virtual", description="virtual: the guest's clock moves only when it is idle; paced: virtual "
         "but never ahead of the wall clock; real: the host's clock (the only one of the netns backend)")
     vary: Vary = Vary()
+
+    @property
+    def associations(self) -> list[Workload]:
+        """Every association, named: `workloads:`, or the single `workload:` as one named main."""
+        if self.workloads is not None:
+            return list(self.workloads)
+        if self.workload is None:
+            return []
+        return [self.workload.model_copy(update={"name": self.workload.name or DEFAULT_ASSOCIATION})]
+
+    def association_sctp(self, association: Workload) -> SctpParams:
+        """The association's SCTP parameters: its own `sctp:` values over the experiment's."""
+        if association.sctp is None:
+            return self.sctp
+        own = {k: getattr(association.sctp, k) for k in SctpParams.model_fields if getattr(association.sctp, k) is not None}
+        return self.sctp.model_copy(update=own)
+
+    @property
+    def end_ns(self) -> int:
+        """When the last association stops generating, from t0 (before any `vary: start`)."""
+        return max((a.start + a.duration for a in self.associations), default=0)
 
 
 # ---------------------------------------------------------------------------- loading
@@ -566,18 +609,27 @@ def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
 
 
 def _event_context(exp: Experiment) -> Context:
-    w = exp.workload
-    assoc = {name: path for name, path in exp.topology.paths.items() if set(path.between) == {w.client, w.server}}
+    """Events are checked against every association: the paths they use and the addresses
+    of their servers (addressing.py's assignment; both families of a dual path)."""
     indexes = {name: i for i, name in enumerate(exp.topology.paths)}
+    paths: list[str] = []
+    peers: list[tuple[str, str]] = []
+    several = len(exp.associations) > 1
+    for a in exp.associations:
+        for name, path in exp.topology.paths.items():
+            if set(path.between) != {a.client, a.server}:
+                continue
+            paths += [name] if name not in paths else []
+            shown = f"{name}, {a.name}" if several else name
+            peers += [(shown, address) for address in endpoint_addresses(indexes[name], path.between.index(a.server),
+                                                                        exp.topology.emulator, path.family)]
     return Context(
         shaping={name: {"forward": path.direction("forward"), "reverse": path.direction("reverse")}
                  for name, path in exp.topology.paths.items()},
-        association=list(assoc),
-        # addressing.py's assignment: what `primary: ADDRESS` may name (both families of a dual path)
-        peer_addresses=[(name, address) for name, path in assoc.items()
-                        for address in endpoint_addresses(indexes[name], path.between.index(w.server),
-                                                          exp.topology.emulator, path.family)],
-        end_ns=w.start + w.duration,
+        association=paths,
+        peer_addresses=peers,
+        end_ns=exp.end_ns,
+        several=several,
     )
 
 
@@ -596,6 +648,87 @@ def _check_events(exp: Experiment, source: Source) -> None:
             if name not in exp.topology.paths:
                 fail(ev.name, f"unknown path {name!r}; allowed: {', '.join(exp.topology.paths)}")
         ev.check(context, fail)
+
+
+def _association_locs(exp: Experiment) -> list[tuple[Workload, tuple[str, ...]]]:
+    """Each association (named) with the key it was written under, for messages."""
+    if exp.workloads is not None:
+        return [(a, ("workloads", str(i))) for i, a in enumerate(exp.workloads)]
+    return [(a, ("workload",)) for a in exp.associations]
+
+
+def _check_associations(exp: Experiment, source: Source, fail: Any) -> list[str]:
+    """Every association's names, hosts, paths, ports and sysctls; returns the paths they use."""
+    if exp.workload is not None and exp.workloads is not None:
+        fail(("workloads",), "give workload: (one association) or workloads: (a list of them), not both")
+    if exp.workload is None and exp.workloads is None:
+        fail(("workload",), f"required key is missing (a mapping with keys {', '.join(Workload.model_fields)}; "
+                            "or workloads: a list of them)")
+    hosts = exp.topology.hosts
+    names: dict[str, str] = {}
+    servers: dict[tuple[str, int], str] = {}
+    placed: list[str] = []
+    for a, loc in _association_locs(exp):
+        key = ".".join(loc)
+        if a.name is None:
+            fail(loc + ("name",), f"required key is missing; allowed: {NAME_HELP}")
+        if a.name == "all":
+            fail(loc + ("name",), "'all' stands for every association in telemetry; allowed: another name")
+        if a.name in names:
+            fail(loc + ("name",), f"{a.name!r} is already the name of {names[a.name]}; names must be unique")
+        names[str(a.name)] = key
+        for role in ("client", "server"):
+            if getattr(a, role) not in hosts:
+                fail(loc + (role,), f"unknown host {getattr(a, role)!r}; allowed: {', '.join(hosts)}")
+        if a.client == a.server:
+            fail(loc + ("server",), "client and server must be different hosts")
+        streams = exp.association_sctp(a).streams
+        if streams is not None and a.streams > streams:
+            fail(loc + ("streams",), f"{a.streams} streams but sctp.streams asks for {streams}")
+        joining = [n for n, p in exp.topology.paths.items() if set(p.between) == {a.client, a.server}]
+        if not joining:
+            fail(loc, f"no path joins {a.client} and {a.server}")
+        placed += [n for n in joining if n not in placed]
+        # Two servers listening on one host and port would be one socket; clients take ephemeral ports.
+        if (a.server, a.port) in servers:
+            fail(loc + ("port",), f"{a.port} on host {a.server} is already the port of {servers[a.server, a.port]}; "
+                                  "allowed: a port no other association's server uses on that host")
+        servers[a.server, a.port] = key
+        end = a.start + a.duration
+        if end > units.MAX_DURATION_NS:
+            # Blame the --set that moved the start, if one did; the duration's line otherwise.
+            blamed = "start" if loc + ("start",) in source.overrides else "duration"
+            fail(loc + (blamed,), f"start + duration is {units.format_duration(end)}; "
+                                  f"allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
+    _check_shared_sysctls(exp, fail)
+    return placed
+
+
+def _check_shared_sysctls(exp: Experiment, fail: Any) -> None:
+    """Sysctls are per namespace (kernel-wide for buffers): associations sharing one must agree."""
+    asked: dict[tuple[str | None, str], tuple[Any, str]] = {}  # (host or None, key) → (value, association)
+    for a, loc in _association_locs(exp):
+        values = exp.association_sctp(a)
+        scopes: list[tuple[str | None, str]] = [(host, key) for host in (a.client, a.server) for key in SYSCTL_PARAMS]
+        scopes += [(None, key) for key in KERNEL_WIDE_PARAMS]
+        for host, key in scopes:
+            value = getattr(values, key)
+            if (host, key) not in asked:
+                asked[host, key] = (value, str(a.name))
+                continue
+            other, owner = asked[host, key]
+            if value != other:
+                where = f"on host {host}" if host else "kernel-wide"
+                fail(loc + ("sctp", key), f"{_shown_param(key, value)} but association {owner} asks for "
+                                          f"{_shown_param(key, other)} {where} (a sysctl); allowed: the same value")
+
+
+def _shown_param(key: str, value: Any) -> str:
+    if value is None:
+        return "the kernel's default"
+    if sctp_params.BY_KEY[key].unit == "ms":
+        return units.format_duration(value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _resolve_events(exp: Experiment, base_dir: Path, source: Source) -> Experiment:
@@ -628,29 +761,20 @@ def _check_references(exp: Experiment, source: Source) -> None:
     for name, path in exp.topology.paths.items():
         for which in ("forward", "reverse"):
             _check_shaping(path, which, lambda key, detail, name=name: fail(("topology", "paths", name, key), detail))
-    w = exp.workload
-    for role in ("client", "server"):
-        if getattr(w, role) not in hosts:
-            fail(("workload", role), f"unknown host {getattr(w, role)!r}; allowed: {', '.join(hosts)}")
-    if exp.sctp.streams is not None and w.streams > exp.sctp.streams:
-        fail(("workload", "streams"), f"{w.streams} streams but sctp.streams asks for {exp.sctp.streams}")
-    if w.client == w.server:
-        fail(("workload", "server"), "client and server must be different hosts")
-    assoc_paths = [n for n, p in exp.topology.paths.items() if set(p.between) == {w.client, w.server}]
-    if not assoc_paths:
-        fail(("workload",), f"no path joins {w.client} and {w.server}")
-    workload_end = w.start + w.duration
-    if workload_end > units.MAX_DURATION_NS:
-        # Blame the --set that moved the start, if one did; the duration's line otherwise.
-        blamed = "start" if ("workload", "start") in source.overrides else "duration"
-        fail(("workload", blamed), f"start + duration is {units.format_duration(workload_end)}; "
-                                f"allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
-    p = exp.sctp
+    _check_associations(exp, source, fail)
+    _check_sctp(exp.sctp, ("sctp",), fail)
+    for association, where in _association_locs(exp):
+        if association.sctp is not None:
+            _check_sctp(exp.association_sctp(association), where + ("sctp",), fail)
+
+
+def _check_sctp(p: SctpParams, loc: tuple[str, ...], fail: Any) -> None:
+    """Values the kernel cross-checks or rounds; `loc` is the sctp: mapping they came from."""
     if p.rto_min is not None and p.rto_max is not None and p.rto_min > p.rto_max:
-        fail(("sctp", "rto_min"), "must not exceed rto_max")
+        fail(loc + ("rto_min",), "must not exceed rto_max")
     for key in (param.key for param in sctp_params.PARAMS if param.unit == "ms"):
         value = getattr(p, key)
         if value is not None and value % 1_000_000:
-            fail(("sctp", key), f"{units.format_duration(value)}: the kernel takes whole milliseconds")
+            fail(loc + (key,), f"{units.format_duration(value)}: the kernel takes whole milliseconds")
     if p.sack_delay is not None and not 1_000_000 <= p.sack_delay <= 500_000_000:
-        fail(("sctp", "sack_delay"), "allowed: 1ms to 500ms (the kernel's range)")
+        fail(loc + ("sack_delay",), "allowed: 1ms to 500ms (the kernel's range)")

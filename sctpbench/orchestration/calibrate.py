@@ -27,7 +27,7 @@ from scipy import stats
 from sctpbench.model.addressing import ip_header_bytes
 from sctpbench.model.events import registry
 from sctpbench.model.shaping import DEFAULT_QUEUE_PACKETS
-from sctpbench.model.spec import DirectionOverride, Experiment, PathSpec
+from sctpbench.model.spec import DirectionOverride, Experiment, PathSpec, Workload
 from sctpbench.orchestration import runner
 from sctpbench.plan.build import LINUX_SNDBUF
 
@@ -101,8 +101,14 @@ class Calibration:
         return "\n".join(lines) + "\n"
 
 
+def _first(exp: Experiment) -> Workload:
+    """Calibration measures the paths of the first association only (its client → server
+    direction); with several associations the others are left out of the calibration runs."""
+    return exp.associations[0]
+
+
 def _association_paths(exp: Experiment) -> list[str]:
-    w = exp.workload
+    w = _first(exp)
     return [n for n, p in exp.topology.paths.items() if set(p.between) == {w.client, w.server}]
 
 
@@ -113,7 +119,8 @@ def _derive(exp: Experiment, name: str, slot_ns: int, workload: dict[str, Any], 
         "name": f"{exp.name}-calibrate-{name}",
         "events": events,
         "repeat": 1,
-        "workload": exp.workload.model_copy(update=workload | {"start": 0, "duration": slot_ns * len(paths)}),
+        "workload": _first(exp).model_copy(update=workload | {"start": 0, "duration": slot_ns * len(paths)}),
+        "workloads": None,
         "measure": exp.measure.model_copy(update={"capture": capture, "calibrate": False}),
     })
 
@@ -367,7 +374,7 @@ def _queue_note(configured: Experiment, measured: Experiment, path: str) -> str:
 
 def _is_client_to_server(exp: Experiment, path: str, direction: str) -> bool:
     first = exp.topology.paths[path].between[0]
-    return (first == exp.workload.client) == (direction == "forward")
+    return (first == _first(exp).client) == (direction == "forward")
 
 
 def _forward(exp: Experiment, path: str) -> dict[str, Any]:

@@ -262,4 +262,5 @@ def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
         "events": summary.get("events", []),
         "paths_used": summary.get("paths_used", []),
         "peers_seen": summary.get("peers_seen", []),
+        "associations": summary.get("associations", {}),  # each association's own metrics, failure and model
     }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure as MplFigure
@@ -47,9 +48,18 @@ def _path_colour(paths: list[str], path: str) -> str:
 
 def _run_paths(run: RunData) -> list[str]:
     """Paths in plan order, so a path keeps its colour across a run's figures."""
-    names = [a.get("path") for a in run.plan.get("association", []) if a.get("path")]
+    names: list[str] = []
+    for p in plan_paths(run.plan):
+        if p not in names:
+            names.append(p)
     extra = sorted({m["path"] for m in run.messages if m.get("path")} - set(names))
     return names + extra
+
+
+def plan_paths(plan: dict) -> list[str]:
+    """Every association's paths as plan.json lists them (`association`: plans before associations)."""
+    assocs = plan.get("associations") or [{"paths": plan.get("association", [])}]
+    return [p["path"] for a in assocs for p in a.get("paths", []) if p.get("path")]
 
 
 def _mark_events(ax: Axes, markers: list[series.Marker], labelled: bool) -> None:
@@ -180,8 +190,31 @@ def path_samples(run: RunData, endpoint: str = "client") -> Figure:
     return Figure("path-samples", title, fig)
 
 
+def mtt_per_association(run: RunData) -> Figure:
+    """One line of MTT over time per association, so one can see which a failure hit."""
+    fig, (ax,) = _new(3.8)
+    by_assoc = series.mtt_by_association(run.messages)
+    for i, (name, pts) in enumerate(by_assoc.items()):
+        order = np.argsort(pts.x, kind="stable")
+        ax.plot(pts.x[order], pts.y[order], color=PATH_COLOURS[i % len(PATH_COLOURS)], linewidth=1, marker=".",
+                markersize=3, label=name or "association", rasterized=pts.x.size > RASTERIZE_ABOVE, zorder=2)
+    if by_assoc:
+        ax.set_yscale("log")
+        ax.legend(loc="upper left", fontsize=8)
+    else:
+        _empty(ax, "delivered messages")
+    _mark_events(ax, [m for m in series.markers(run.path_events) if m.source == "timeline"], labelled=True)
+    ax.set_xlabel("message generation time from t0 (s)")
+    ax.set_ylabel("MTT (ms, log scale)")
+    ax.grid(True, which="major", alpha=0.3)
+    return Figure("mtt-associations", "Message transfer time over time per association", fig)
+
+
 def run_figures(run: RunData) -> list[Figure]:
-    return [mtt_over_time(run), mtt_cdf(run), delivered_bytes(run), path_states(run), path_samples(run)]
+    """The run's figures; with several associations one more: MTT per association."""
+    several = len(series.associations(run.messages)) > 1
+    return ([mtt_over_time(run)] + ([mtt_per_association(run)] if several else [])
+            + [mtt_cdf(run), delivered_bytes(run), path_states(run), path_samples(run)])
 
 
 def session_mtt_cdf(session: SessionData) -> Figure:

@@ -97,8 +97,12 @@ def _plan(path: Path) -> dict[str, Any]:
     """plan.json with what a report reads from it (the association's paths): `{}` or a
     fragment of something else would draw an empty page that looks like a result."""
     document = _json(path)
-    association = document.get("association")
-    if not isinstance(association, list) or not all(isinstance(a, dict) and "path" in a for a in association):
+    associations = document.get("associations")
+    if isinstance(associations, list) and all(isinstance(a, dict) for a in associations):
+        paths = [p for a in associations for p in (a.get("paths") if isinstance(a.get("paths"), list) else [None])]
+    else:  # a plan from before associations
+        paths = document.get("association")
+    if not isinstance(paths, list) or not all(isinstance(a, dict) and "path" in a for a in paths):
         raise NotAResultsFolder(f"{path}: not a plan sctpbench wrote (no association paths); allowed: the file as sctpbench wrote it")
     return document
 

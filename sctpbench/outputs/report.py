@@ -138,8 +138,8 @@ def params_table(params: dict[str, Any]) -> str:
     """Requested against what the kernel had in force: sysctls and getsockopt, per endpoint."""
     requested: dict[str, Any] = params.get("requested") or {}
     sysctl: dict[str, dict[str, Any]] = params.get("sysctl") or {}
-    assoc: dict[str, dict[str, Any]] = params.get("association") or {}
-    endpoints = sorted(set(sysctl) | set(assoc))
+    hosts = sorted(sysctl)
+    ends = _read_back_ends(params)
     rows = []
     covered: set[str] = set()
     for key, value in requested.items():
@@ -148,12 +148,38 @@ def params_table(params: dict[str, Any]) -> str:
         assoc_key = ASSOCIATION_NAME.get(key, key)
         covered.add(assoc_key)
         rows.append([key, "unset (kernel default)" if value is None else fmt(value)]
-                    + [fmt(sysctl.get(e, {}).get(sysctl_key)) for e in endpoints]
-                    + [fmt(assoc.get(e, {}).get(assoc_key)) for e in endpoints])
-    extra = sorted({k for e in endpoints for k in assoc.get(e, {})} - covered)
-    rows += [[k, "–"] + ["–" for _ in endpoints] + [fmt(assoc.get(e, {}).get(k)) for e in endpoints] for k in extra]
-    header = ["parameter", "requested"] + [f"sysctl {e}" for e in endpoints] + [f"association {e} (getsockopt)" for e in endpoints]
+                    + [fmt(sysctl.get(h, {}).get(sysctl_key)) for h in hosts]
+                    + [fmt(v.get(assoc_key)) for v in ends.values()])
+    extra = sorted({k for v in ends.values() for k in v} - covered)
+    rows += [[k, "–"] + ["–" for _ in hosts] + [fmt(v.get(k)) for v in ends.values()] for k in extra]
+    header = ["parameter", "requested"] + [f"sysctl {h}" for h in hosts] + [f"association {e} (getsockopt)" for e in ends]
     return table(header, rows)
+
+
+def _read_back_ends(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """getsockopt values per association endpoint: `client`, `server` with one association,
+    `NAME client`, `NAME server` with several (the requested column is the experiment's)."""
+    several: dict[str, dict[str, Any]] = params.get("associations") or {}
+    if len(several) > 1:
+        return {f"{name} {role}": values.get(role) or {} for name, values in several.items() for role in ("client", "server")}
+    return dict(params.get("association") or {})
+
+
+def associations_table(summary: dict[str, Any]) -> str:
+    """One line per association: its hosts and paths, the failure it saw, its own metrics."""
+    rows = []
+    for name, a in (summary.get("associations") or {}).items():
+        m = a.get("metrics") or {}
+        rows.append([name, f"{a.get('client')} → {a.get('server')}", ", ".join(a.get("paths") or []), a.get("failure") or "–",
+                     f"{fmt(m.get('messages_sent'))} / {fmt(m.get('messages_delivered'))}", fmt(m.get("messages_affected")),
+                     fmt(m.get("mtt_p50_ms")), fmt(m.get("mtt_p99_ms")), fmt(m.get("mmtt_ms")),
+                     fmt(m.get("detection_time_ms")), fmt(m.get("failover_time_ms"))])
+    if not rows:
+        return "<p class=muted>No per-association metrics in this run's summary (collected before associations).</p>"
+    note = ("<p class=muted>The metrics above are across associations: MTT of all messages pooled, counts summed, "
+            "detection and failover the slowest association's that the failure hit.</p>")
+    return note + table(["association", "client → server", "paths", "failure of its path", "sent / delivered", "affected",
+                         "MTT p50 (ms)", "MTT p99 (ms)", "MMTT (ms)", "detection (ms)", "failover (ms)"], rows, 4)
 
 
 def events_table(run: folders.RunData) -> str:
@@ -212,6 +238,7 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
     for reason in (s.get("selfcheck") or {}).get("reasons") or []:
         parts.append(f"<p class=warn>disturbed: {esc(reason['detail'])}</p>")
     parts.append(f"<{heading}>Metrics</{heading}>" + metrics_table(s))
+    parts.append(f"<{heading}>Associations</{heading}>" + associations_table(s))
     parts.append(f"<{heading}>Timing self-check</{heading}>" + selfcheck_table(s.get("selfcheck")))
     parts.append(f"<{heading}>Figures</{heading}>")
     for f in figures.run_figures(run):

@@ -57,10 +57,11 @@ class PathTrack:
     path: str
     intervals: list[StateInterval] = field(default_factory=list)
     primary: list[tuple[float, float]] = field(default_factory=list)
+    association: str = ""  # named only when the run has several (one association needs no name)
 
     @property
     def label(self) -> str:
-        return f"{self.endpoint} → {self.path}"
+        return f"{self.association} {self.endpoint} → {self.path}" if self.association else f"{self.endpoint} → {self.path}"
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,26 @@ def mtt_by_path(messages: Iterable[Row]) -> dict[str, Points]:
     return {p: Points(np.array([x for x, _ in v]), np.array([y for _, y in v])) for p, v in sorted(groups.items())}
 
 
+def associations(rows: Iterable[Row]) -> list[str]:
+    """The associations a table's rows name, in order of appearance (tables from before
+    associations have none: the run's one association)."""
+    seen: dict[str, None] = {}
+    for r in rows:
+        if r.get("association"):
+            seen.setdefault(r["association"], None)
+    return list(seen)
+
+
+def mtt_by_association(messages: Iterable[Row]) -> dict[str, Points]:
+    """MTT (ms) against generation time (s), per association, in the order they appear."""
+    groups: dict[str, list[tuple[float, float]]] = {}
+    for m in messages:
+        if m.get("mtt_ns") is None or m.get("t_rel_ns") is None:
+            continue
+        groups.setdefault(m.get("association") or "", []).append((m["t_rel_ns"] / 1e9, m["mtt_ns"] / 1e6))
+    return {a: Points(np.array([x for x, _ in v]), np.array([y for _, y in v])) for a, v in groups.items()}
+
+
 def undelivered_times(messages: Iterable[Row]) -> np.ndarray:
     """Generation times (s) of messages that never arrived: shown, not silently dropped."""
     return np.array([m["t_rel_ns"] / 1e9 for m in messages if m.get("mtt_ns") is None and m.get("t_rel_ns") is not None])
@@ -152,20 +173,24 @@ def thin(points: Points, limit: int = 2000) -> Points:
 def path_tracks(samples: Iterable[Row], path_events: Iterable[Row]) -> list[PathTrack]:
     """Per endpoint and path, the state intervals from the samples, with change times taken
     from the notifications where those came first (samples are only every sample_interval)."""
-    observations: dict[tuple[str, str], list[tuple[float, str, bool | None]]] = {}
+    samples, path_events = list(samples), list(path_events)
+    several = len(associations(samples)) > 1
+    observations: dict[tuple[str, str, str], list[tuple[float, str, bool | None]]] = {}
     for s in samples:
         if s.get("path") and s.get("t_rel_ns") is not None:
-            observations.setdefault((s["endpoint"], s["path"]), []).append((s["t_rel_ns"] / 1e9, s["state"], s.get("primary")))
+            key = (s.get("association") or "", s["endpoint"], s["path"])
+            observations.setdefault(key, []).append((s["t_rel_ns"] / 1e9, s["state"], s.get("primary")))
     for e in path_events:
-        key = (e["source"], e.get("path"))
+        key = (e.get("association") or "", e["source"], e.get("path"))
         state = NOTIFIED_STATE.get(e["kind"])
         if state and key in observations and e.get("t_rel_ns") is not None:
             observations[key].append((e["t_rel_ns"] / 1e9, state, None))
     tracks = []
-    for (endpoint, path), obs in sorted(observations.items()):
+    order = {a: i for i, a in enumerate(associations(samples))}
+    for (association, endpoint, path), obs in sorted(observations.items(), key=lambda kv: (order.get(kv[0][0], 0), kv[0])):
         obs.sort(key=lambda o: o[0])
         tracks.append(PathTrack(endpoint, path, _intervals([(t, s) for t, s, _ in obs]),
-                                _true_spans([(t, p) for t, _, p in obs if p is not None])))
+                                _true_spans([(t, p) for t, _, p in obs if p is not None]), association if several else ""))
     return tracks
 
 
@@ -189,11 +214,15 @@ def _true_spans(flags: list[tuple[float, bool]]) -> list[tuple[float, float]]:
 
 
 def sample_series(samples: Iterable[Row], endpoint: str, column: str) -> dict[str, Points]:
-    """One column of an endpoint's path samples (cwnd, srtt_ms, rto_ms) against time, per path."""
+    """One column of an endpoint's path samples (cwnd, srtt_ms, rto_ms) against time, per
+    path; with several associations per association and path (`ASSOC/PATH`)."""
+    samples = list(samples)
+    several = len(associations(samples)) > 1
     groups: dict[str, list[tuple[float, float]]] = {}
     for s in samples:
         if s["endpoint"] == endpoint and s.get("path") and s.get(column) is not None and s.get("t_rel_ns") is not None:
-            groups.setdefault(s["path"], []).append((s["t_rel_ns"] / 1e9, float(s[column])))
+            key = f"{s['association']}/{s['path']}" if several else s["path"]
+            groups.setdefault(key, []).append((s["t_rel_ns"] / 1e9, float(s[column])))
     return {p: Points(np.array([x for x, _ in v]), np.array([y for _, y in v])) for p, v in sorted(groups.items())}
 
 

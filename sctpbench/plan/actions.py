@@ -11,16 +11,29 @@ from collections.abc import Sequence
 from typing import cast, get_args
 
 from sctpbench.model import timeline
+from sctpbench.model.errors import SpecError
 from sctpbench.model.events import registry
-from sctpbench.model.events.base import CommandLike
-from sctpbench.plan.data import AssociationPath, Command, Link, TimedAction, Tool
+from sctpbench.model.events.base import CommandLike, Rendering
+from sctpbench.plan.data import Association, Command, Link, TimedAction, Tool
 
 
-def timed_action(step: timeline.Step, by_path: dict[str, Link], assoc: list[AssociationPath]) -> TimedAction:
-    """The commands that carry out one step, and the devices that confirm them."""
-    r = registry.step_kind(step.kind).render(step, by_path, assoc)
+def timed_actions(step: timeline.Step, by_path: dict[str, Link], associations: list[Association]) -> list[TimedAction]:
+    """What carries out one step: a step told to agents (a primary change) is one action per
+    association it concerns, each client told its own peer address; anything else one action."""
+    kind = registry.step_kind(step.kind)
+    if not kind.agent_control:
+        return [_action(step, kind.render(step, by_path, []))]
+    concerned = [a for a in associations if kind.concerns(step, a.paths)]
+    if not concerned:
+        allowed = ", ".join(f"{p.path} ({p.server_address}, {a.name})" for a in associations for p in a.paths)
+        raise SpecError(f"events: {step.kind}: {step.path!r} is not a path or peer address of an association; allowed: {allowed}")
+    return [_action(step, kind.render(step, by_path, a.paths), [a.client_agent]) for a in concerned]
+
+
+def _action(step: timeline.Step, r: Rendering, agents: list[str] | None = None) -> TimedAction:
     return TimedAction(step.at_ns, step.kind, step.path, commands=[command(c) for c in r.commands], control=r.control,
-                       confirm=[[host, dev] for host, dev in r.confirm], detail=r.detail, direction=r.direction)
+                       confirm=[[host, dev] for host, dev in r.confirm], detail=r.detail, direction=r.direction,
+                       agents=agents or [])
 
 
 def path_setup(steps: Sequence[timeline.Step], link: Link) -> list[Command]:

@@ -8,8 +8,8 @@ import random
 from typing import Any
 
 from sctpbench.model import sctp_params, shaping, timeline
-from sctpbench.plan.actions import path_setup, timed_action
-from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Command, Plan, Process, TimedAction
+from sctpbench.plan.actions import path_setup, timed_actions
+from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Association, Command, Plan, Process, TimedAction, agent_name, records_file
 from sctpbench.plan.network import IPV6_FORWARDING, Network, association_paths, drop_rules, ipv6_hosts, ipv6_setup
 
 MODULES = ["sctp", "sch_netem", "sch_tbf", "veth", "sch_ingress", "cls_matchall", "act_gact"]
@@ -44,15 +44,15 @@ DRAIN_TIMEOUT_NS = 10_000_000_000
 LINUX_SNDBUF = sctp_params.BY_KEY["sndbuf"].linux_default
 
 
-def _drain_timeout_ns(experiment: Any) -> int:
+def _drain_timeout_ns(experiment: Any, association: Any) -> int:
     """A saturating client leaves a full send buffer behind: give the slowest path time to carry it."""
-    if experiment.workload.arrival != "saturate":
+    if association.arrival != "saturate":
         return DRAIN_TIMEOUT_NS
     rates = [p.direction(d)["rate"] for p in experiment.topology.paths.values() for d in ("forward", "reverse")]
     slowest = min((r for r in rates if r), default=None)
     if slowest is None:
         return DRAIN_TIMEOUT_NS
-    buffered = (experiment.sctp.sndbuf or LINUX_SNDBUF) * 8 / slowest
+    buffered = (experiment.association_sctp(association).sndbuf or LINUX_SNDBUF) * 8 / slowest
     return DRAIN_TIMEOUT_NS + int(2 * buffered * 1e9)
 
 
@@ -80,11 +80,7 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
 
 def build(experiment: Any, repetition: int, agent: str) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
-    # Where telemetry goes and how strictly timing is judged are not part of what is
-    # measured: they leave the identity alone.
-    # A path's family left at ipv4 is left out too, so plans of before it existed keep their id.
-    ipv4 = {name: {"family"} for name, path in experiment.topology.paths.items() if path.family == "ipv4"}
-    resolved = experiment.model_dump_json(exclude={"influx": True, "measure": {"selfcheck"}, "topology": {"paths": ipv4}})
+    resolved = experiment.model_dump_json(exclude=_identity_exclude(experiment))
     rid = run_id(resolved, repetition)
     topo = experiment.topology
     hosts = list(topo.hosts) + ([EMULATOR] if topo.emulator else [])
@@ -92,14 +88,13 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     # IPv6 is off unless a path uses it (network.py turns it on per interface), which keeps
     # router and neighbour chatter off the paths and captures.
     setup += [c for h in hosts for c in ipv6_setup(h, h in ipv6_hosts(topo))]
-    w = experiment.workload
     seed = experiment.seed + repetition - 1
     variation = draw_variation(experiment.vary, len(experiment.events), seed)
-    start_ns = w.start + variation.get("start_offset_ns", 0)
+    start_offset = variation.get("start_offset_ns", 0)
     phases = variation.get("event_phase_ns", [0] * len(experiment.events))
     events = [ev.model_copy(update={"at": ev.at + phase}) for ev, phase in zip(experiment.events, phases, strict=True)]
     configured = {name: {d: path.direction(d) for d in timeline.DIRECTIONS} for name, path in topo.paths.items()}
-    steps = timeline.expand(events, configured, seed, start_ns + w.duration)
+    steps = timeline.expand(events, configured, seed, start_offset + experiment.end_ns)
     net = Network(hosts)
     drops: list[Command] = []
     for index, (name, path) in enumerate(topo.paths.items()):
@@ -114,10 +109,8 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     setup += net.links_setup
     for h in hosts:
         setup += net.ip[h] + net.tc[h]
-    sysctls = _sysctls(experiment.sctp)
-    if sysctls:
-        setup += [Command("sysctl", sysctls, h) for h in topo.hosts]
-    buffers = _buffer_sysctls(experiment.sctp)
+    setup += _host_sysctls(experiment)
+    buffers = _buffer_sysctls(_kernel_wide_sctp(experiment))
     if buffers:
         setup.append(Command("sysctl", buffers))
     if topo.emulator:
@@ -126,20 +119,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
     setup += drops
     links = net.links
 
-    assoc = association_paths(links, w.client, w.server)
-    sample_ms = experiment.measure.sample_interval // 1_000_000
-    drain_ns = _drain_timeout_ns(experiment)
-    common: list[str] = ["--sample-interval", str(sample_ms)]
-    p = experiment.sctp
-    if p.nodelay is not None:
-        common += ["--nodelay", "1" if p.nodelay else "0"]
-    if p.sack_freq is not None:
-        common += ["--sack-freq", str(p.sack_freq)]
-    if p.streams is not None:
-        common += ["--streams", str(p.streams)]
-    server_addrs = ",".join(a.server_address for a in assoc)
-    client_addrs = ",".join(a.client_address for a in assoc)
-    processes = [
+    captures = [
         Process(
             f"capture-{link.path}-{end.host}", "capture", end.host,
             # Immediate mode: without it the packets of the last, unfinished ring-buffer
@@ -150,28 +130,20 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         )
         for link in (links if experiment.measure.capture else [])
         for end in (link.a, link.b)
-    ] + [
-        Process(
-            "server", "server", w.server,
-            [agent, "server", "--local", server_addrs, "--port", str(w.port), "--records", "{run}/records/server.rec", *common],
-            "listening",
-        ),
-        Process(
-            "client", "client", w.client,
-            [
-                agent, "client", "--local", client_addrs, "--peer", server_addrs, "--port", str(w.port),
-                "--records", "{run}/records/client.rec", "--size", str(w.size), "--rate", f"{w.rate:g}",
-                "--arrival", w.arrival, "--seed", str(seed), "--duration", str(w.duration // 1_000_000),
-                "--send-streams", str(w.streams), "--drain-timeout", str(drain_ns // 1_000_000),
-                *(["--unordered"] if not w.ordered else []), *common,
-            ],
-            "ready",
-        ),
+    ]
+    associations = [
+        _association(experiment, a, links, start_offset) for a in experiment.associations
+    ]
+    processes = captures + [
+        p for i, a in enumerate(experiment.associations)
+        for p in _agents(experiment, a, associations[i], agent, _association_seed(seed, i, associations[i].name))
     ]
 
-    actions = [TimedAction(start_ns, "start", "workload", control="start {t}")]
+    actions = [
+        TimedAction(a.workload["start_ns"], "start", a.name, control="start {t}", agents=[a.client_agent]) for a in associations
+    ]
     by_path = {link.path: link for link in links}
-    actions += [timed_action(step, by_path, assoc) for step in steps]
+    actions += [action for step in steps for action in timed_actions(step, by_path, associations)]
     actions.sort(key=lambda a: a.at_ns)
 
     return Plan(
@@ -186,19 +158,108 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         setup=setup,
         processes=processes,
         timeline=actions,
-        association=assoc,
-        workload={
-            "size": w.size, "rate": w.rate, "arrival": w.arrival, "ordered": w.ordered, "streams": w.streams,
-            "start_ns": start_ns, "duration_ns": w.duration, "client": w.client, "server": w.server,
-        },
+        associations=associations,
         sctp=requested_sctp(experiment.sctp),
         sample_interval_ns=experiment.measure.sample_interval,
-        end_ns=start_ns + w.duration,
-        drain_timeout_ns=drain_ns,
+        end_ns=max(a.end_ns for a in associations),
+        drain_timeout_ns=max(a.drain_timeout_ns for a in associations),
         clock=experiment.clock,
         variation=variation,
         selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
     )
+
+
+def _host_sysctls(experiment: Any) -> list[Command]:
+    """Each host's net.sctp.* sysctls (per namespace): those of the associations it is an
+    end of (the spec made them agree), the experiment's on a host no association uses."""
+    commands = []
+    for host in experiment.topology.hosts:
+        mine = [a for a in experiment.associations if host in (a.client, a.server)]
+        sysctls = _sysctls(experiment.association_sctp(mine[0]) if mine else experiment.sctp)
+        if sysctls:
+            commands.append(Command("sysctl", sysctls, host))
+    return commands
+
+
+def _kernel_wide_sctp(experiment: Any) -> Any:
+    """The socket buffer sizes are kernel-wide; the spec made every association agree on them."""
+    return experiment.association_sctp(experiment.associations[0])
+
+
+def _association_seed(seed: int, index: int, name: str) -> int:
+    """The run's seed for the first association (so one association draws as before), a
+    seed of its own, derived from the name, for each other one: Poisson arrivals differ."""
+    if index == 0:
+        return seed
+    return int.from_bytes(hashlib.sha256(f"{seed}/{name}".encode()).digest()[:8], "big")
+
+
+def _association(experiment: Any, a: Any, links: list[Any], start_offset: int) -> Association:
+    name = str(a.name)
+    return Association(
+        name=name, client=a.client, server=a.server, paths=association_paths(links, a.client, a.server),
+        workload={
+            "size": a.size, "rate": a.rate, "arrival": a.arrival, "ordered": a.ordered, "streams": a.streams,
+            "start_ns": a.start + start_offset, "duration_ns": a.duration, "port": a.port,
+        },
+        sctp=requested_sctp(experiment.association_sctp(a)),
+        client_agent=agent_name(name, "client"), server_agent=agent_name(name, "server"),
+        client_records=records_file(name, "client"), server_records=records_file(name, "server"),
+        drain_timeout_ns=_drain_timeout_ns(experiment, a),
+    )
+
+
+def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int) -> list[Process]:
+    """The association's server and client agents, with its socket-level SCTP options."""
+    sample_ms = experiment.measure.sample_interval // 1_000_000
+    common: list[str] = ["--sample-interval", str(sample_ms)]
+    p = experiment.association_sctp(a)
+    if p.nodelay is not None:
+        common += ["--nodelay", "1" if p.nodelay else "0"]
+    if p.sack_freq is not None:
+        common += ["--sack-freq", str(p.sack_freq)]
+    if p.streams is not None:
+        common += ["--streams", str(p.streams)]
+    server_addrs = ",".join(x.server_address for x in assoc.paths)
+    client_addrs = ",".join(x.client_address for x in assoc.paths)
+    return [
+        Process(
+            assoc.server_agent, "server", a.server,
+            [agent, "server", "--local", server_addrs, "--port", str(a.port), "--records", f"{{run}}/{assoc.server_records}", *common],
+            "listening", assoc.name,
+        ),
+        Process(
+            assoc.client_agent, "client", a.client,
+            [
+                agent, "client", "--local", client_addrs, "--peer", server_addrs, "--port", str(a.port),
+                "--records", f"{{run}}/{assoc.client_records}", "--size", str(a.size), "--rate", f"{a.rate:g}",
+                "--arrival", a.arrival, "--seed", str(seed), "--duration", str(a.duration // 1_000_000),
+                "--send-streams", str(a.streams), "--drain-timeout", str(assoc.drain_timeout_ns // 1_000_000),
+                *(["--unordered"] if not a.ordered else []), *common,
+            ],
+            "ready", assoc.name,
+        ),
+    ]
+
+
+def _identity_exclude(experiment: Any) -> dict[str, Any]:
+    """What the run id leaves out: where telemetry goes and how strictly timing is judged
+    (not part of what is measured), and association keys left unset, so that a single
+    `workload:` keeps the id it had before associations existed."""
+    exclude: dict[str, Any] = {"influx": True, "measure": {"selfcheck"}}
+    # A path's family left at ipv4 too, so plans of before families existed keep their id.
+    ipv4 = {name: {"family"} for name, path in experiment.topology.paths.items() if path.family == "ipv4"}
+    if ipv4:
+        exclude["topology"] = {"paths": ipv4}
+    if experiment.workloads is None:
+        exclude["workloads"] = True
+    if experiment.workload is not None:
+        unset = {k for k in ("name", "sctp") if getattr(experiment.workload, k) is None}
+        if unset:
+            exclude["workload"] = unset
+    if experiment.workload is None:
+        exclude["workload"] = True
+    return exclude
 
 
 def draw_variation(vary: Any, n_events: int, seed: int) -> dict[str, Any]:

@@ -12,7 +12,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-PLAN_FORMAT = 1
+# 2: associations (one per workload, each with its agents and record files) instead of
+# one `workload` and `association`; plans of format 1 are read as one association.
+PLAN_FORMAT = 2
+LEGACY_ASSOCIATION = "main"  # the name a format-1 plan's single association is read under
 EMULATOR = "emu"  # the emulator node's name, when paths run through one
 
 # wire: join two hosts' interfaces [host, ifname, mac, host, ifname, mac] (a veth pair, a switch port, a cable).
@@ -81,7 +84,7 @@ class Process:
     host: str
     argv: list[str]
     ready_line: str  # the process is ready once a line of its output starts with this
-
+    association: str | None = None  # the association an agent serves (None: a capture)
 
 
 @dataclass
@@ -92,10 +95,11 @@ class TimedAction:
     kind: ActionKind
     target: str
     commands: list[Command] = field(default_factory=list)  # all of one tool (ip or tc)
-    control: str | None = None  # line written to the client agent's stdin
+    control: str | None = None  # line written to the stdin of each agent in `agents`
     confirm: list[list[str]] = field(default_factory=list)  # [host, dev] shown afterwards to confirm
     detail: str = ""  # where it comes from (flap, trace, pingpong) and what it changes
     direction: str | None = None  # degrade: the direction it changes
+    agents: list[str] = field(default_factory=list)  # the agent processes (by name) told `control`
 
 
 @dataclass
@@ -106,6 +110,44 @@ class AssociationPath:
     client_address: str
     server_address: str
     family: str = "ipv4"  # ipv4 or ipv6: the family of this pair of addresses
+
+
+def agent_name(association: str, role: str) -> str:
+    """One scheme for every association: its agents are ASSOC.client and ASSOC.server."""
+    return f"{association}.{role}"
+
+
+def records_file(association: str, role: str) -> str:
+    """An agent's record file, relative to the run folder: records/ASSOC.ROLE.rec."""
+    return f"records/{agent_name(association, role)}.rec"
+
+
+@dataclass
+class Association:
+    """One SCTP association: its two hosts, the paths joining them, its agents and messages."""
+
+    name: str
+    client: str  # the client's host
+    server: str  # the server's host
+    paths: list[AssociationPath]  # the paths joining the two hosts, in the topology's order
+    workload: dict[str, Any]  # size, rate, arrival, ordered, streams, start_ns, duration_ns, port
+    sctp: dict[str, Any]  # requested values: the experiment's sctp with the association's own over them
+    client_agent: str  # process names
+    server_agent: str
+    client_records: str  # record files, relative to the run folder
+    server_records: str
+    drain_timeout_ns: int = 0
+
+    @property
+    def end_ns(self) -> int:
+        return int(self.workload["start_ns"]) + int(self.workload["duration_ns"])
+
+    @property
+    def path_names(self) -> list[str]:
+        return [a.path for a in self.paths]
+
+    def hosts(self) -> tuple[str, str]:
+        return self.client, self.server
 
 
 @dataclass
@@ -121,12 +163,11 @@ class Plan:
     setup: list[Command]
     processes: list[Process]
     timeline: list[TimedAction]
-    association: list[AssociationPath]
-    workload: dict[str, Any]
-    sctp: dict[str, Any]  # requested values (ms / counts / bools), None = kernel default
+    associations: list[Association]
+    sctp: dict[str, Any]  # the experiment's requested values (ms / counts / bools), None = kernel default
     sample_interval_ns: int
-    end_ns: int  # when the workload stops generating, from t0
-    drain_timeout_ns: int  # how long the client may wait for its last data to be acknowledged
+    end_ns: int  # when the last association stops generating, from t0
+    drain_timeout_ns: int  # how long a client may wait for its last data to be acknowledged (the longest)
     clock: str = "real"  # virtual, paced or real: whose time the run's timestamps are in
     variation: dict[str, Any] = field(default_factory=dict)  # seeded draws: start offset, event phases
     # The timing self-check's tolerances (selfcheck.Tolerances as a dict); absent from
@@ -136,9 +177,12 @@ class Plan:
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
 
+    def association(self, name: str) -> Association:
+        return next(a for a in self.associations if a.name == name)
+
     @classmethod
     def from_json(cls, text: str) -> Plan:
-        d = json.loads(text)
+        d = _upgrade(json.loads(text))
         iface = lambda x: Interface(**x)  # noqa: E731
         link = lambda x: Link(  # noqa: E731
             path=x["path"], a=iface(x["a"]), b=iface(x["b"]), shaping=x["shaping"],
@@ -155,9 +199,28 @@ class Plan:
                 "timeline": [
                     TimedAction(**t | {"commands": [Command(**c) for c in t["commands"]]}) for t in d["timeline"]
                 ],
-                "association": [AssociationPath(**a) for a in d["association"]],
+                "associations": [
+                    Association(**a | {"paths": [AssociationPath(**p) for p in a["paths"]]}) for a in d["associations"]
+                ],
             }
         )
+
+
+def _upgrade(d: dict[str, Any]) -> dict[str, Any]:
+    """A format-1 plan (one `workload` and `association`, agents client and server) as one
+    association, so results written before associations still report, verify and push."""
+    if "associations" in d:
+        return d
+    w = d.pop("workload")
+    assoc = {
+        "name": LEGACY_ASSOCIATION, "client": w.get("client", ""), "server": w.get("server", ""),
+        "paths": d.pop("association"), "workload": w, "sctp": d["sctp"],
+        "client_agent": "client", "server_agent": "server",
+        "client_records": "records/client.rec", "server_records": "records/server.rec",
+        "drain_timeout_ns": d.get("drain_timeout_ns", 0),
+    }
+    timeline = [t | {"agents": ["client"]} if t.get("control") else t for t in d["timeline"]]
+    return d | {"associations": [assoc], "timeline": timeline}
 
 
 def describe_variation(variation: dict[str, Any]) -> str:

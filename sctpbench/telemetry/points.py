@@ -18,7 +18,10 @@ Measurements (one per local-store table, plus the run's summary):
                                      figures (selfcheck_lateness_p50_ms, _p99_ms, _max_ms,
                                      selfcheck_event_lag_max_ms, selfcheck_delay_excess_ms,
                                      selfcheck_reasons), seed, clock (virtual, paced, real)
-where … is experiment, campaign, run, repetition, association.
+where … is experiment, campaign, run, repetition, association: the association's name for
+its messages, samples, path notifications and its own sctp_run point; `all` for timeline
+events (a path may carry several associations) and the sctp_run point of the run's
+metrics across its associations.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from typing import Any
 from sctpbench.analysis import selfcheck
 
 MEASUREMENTS = ("sctp_message", "sctp_path", "sctp_event", "sctp_run")
+# The association tag of what belongs to the whole run (the spec refuses it as an association's name).
+ALL_ASSOCIATIONS = "all"
 
 # Numeric path states for Grafana's state timeline: higher is healthier.
 STATE_CODES = {"ACTIVE": 3, "UNCONFIRMED": 2, "PF": 1, "INACTIVE": 0, "UNKNOWN": -1}
@@ -121,7 +126,7 @@ class Stamper:
 def message_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
     delivered = row["t_rx_ns"] is not None
     return Point(
-        "sctp_message", tags.as_dict() | {"path": row["path"] or "none"},
+        "sctp_message", _tags(row, tags) | {"path": row["path"] or "none"},
         {"mtt_ms": row["mtt_ns"] / 1e6 if delivered else None, "size": row["size"], "stream": row["stream"],
          "seq": row["seq"], "delivered": delivered},
         time_ns,
@@ -130,7 +135,7 @@ def message_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
 
 def sample_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
     return Point(
-        "sctp_path", tags.as_dict() | {"endpoint": row["endpoint"], "path": row["path"] or row["addr"]},
+        "sctp_path", _tags(row, tags) | {"endpoint": row["endpoint"], "path": row["path"] or row["addr"]},
         {"state": row["state"], "state_code": STATE_CODES.get(row["state"], -1), "cwnd": row["cwnd"],
          "srtt_ms": row["srtt_ms"], "rto_ms": row["rto_ms"], "mtu": row["mtu"], "primary": row["primary"]},
         time_ns,
@@ -140,21 +145,37 @@ def sample_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
 def event_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
     where = row["path"] or row["addr"] or ""
     return Point(
-        "sctp_event", tags.as_dict() | {"source": row["source"], "kind": row["kind"], "path": row["path"] or "none"},
+        "sctp_event", _tags(row, tags) | {"source": row["source"], "kind": row["kind"], "path": row["path"] or "none"},
         {"title": f"{row['source']}: {row['kind']} {where}".strip(), "detail": row["detail"], "addr": row["addr"]},
         time_ns,
     )
 
 
+def _tags(row: dict[str, Any], tags: RunTags) -> dict[str, str]:
+    return tags.as_dict() | {"association": row.get("association") or tags.association}
+
+
 def sample_series(row: dict[str, Any]) -> tuple[str, ...]:
-    return ("sctp_path", row["endpoint"], row["path"] or row["addr"])
+    return ("sctp_path", row.get("association") or "", row["endpoint"], row["path"] or row["addr"])
 
 
 def event_series(row: dict[str, Any]) -> tuple[str, ...]:
-    return ("sctp_event", row["source"], row["kind"], row["path"] or "none")
+    return ("sctp_event", row.get("association") or "", row["source"], row["kind"], row["path"] or "none")
 
 
-MESSAGE_SERIES = ("sctp_message",)  # one sequence for all messages: stamped by seq, before the path is known
+def message_series(association: str) -> tuple[str, ...]:
+    """One sequence per association's messages: stamped by seq, before the path is known."""
+    return ("sctp_message", association)
+
+
+def run_points(summary: dict[str, Any], tags: RunTags, time_ns: int) -> list[Point]:
+    """The run's point (metrics across associations, tag association=all) and one per association."""
+    out = [run_point(summary, tags, time_ns)]
+    for name, assoc in (summary.get("associations") or {}).items():
+        own = {"metrics": assoc.get("metrics", {}), "detection_model": assoc.get("detection_model"),
+               "seed": summary.get("seed", 0), "clock": summary.get("clock", "real"), "status": summary.get("status")}
+        out.append(run_point(own, RunTags(tags.experiment, tags.campaign, tags.run, tags.repetition, name), time_ns))
+    return out
 
 
 def run_point(summary: dict[str, Any], tags: RunTags, time_ns: int) -> Point:

@@ -14,7 +14,7 @@ from typing import Any
 
 from sctpbench.analysis import store
 from sctpbench.collectors import records
-from sctpbench.plan.data import Plan
+from sctpbench.plan.data import Association, Plan
 from sctpbench.telemetry import points
 
 
@@ -45,10 +45,9 @@ def run_tags(run_dir: Path, plan: Plan) -> points.RunTags:
     (<session>/run-001, <campaign>/runs/<key>), so a later push tags exactly as the live run did."""
     parent = run_dir.resolve().parent
     campaign = parent.parent.name if parent.name == "runs" else parent.name
-    hosts = sorted({p.host for p in plan.processes if p.role in ("client", "server")}) if plan.processes else []
     return points.RunTags(
         experiment=plan.experiment, campaign=campaign, run=plan.run_id, repetition=plan.repetition,
-        association="-".join(hosts) or "association",
+        association=points.ALL_ASSOCIATIONS,  # rows name their own association
     )
 
 
@@ -61,8 +60,9 @@ class RunSource:
     tags: points.RunTags | None = None
     clock: points.Clock | None = None
     stamper: points.Stamper = field(default_factory=points.Stamper)
-    pending_tx: dict[int, tuple[records.Tx, int]] = field(default_factory=dict)
-    pending_rx: dict[int, records.Rx] = field(default_factory=dict)
+    # Per association: messages waiting for their other half, by seq.
+    pending_tx: dict[str, dict[int, tuple[records.Tx, int]]] = field(default_factory=dict)
+    pending_rx: dict[str, dict[int, records.Rx]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(points.MEASUREMENTS, 0))
     delivered_wall_ns: list[int] = field(default_factory=list)
     path_of: dict[str, str] = field(default_factory=dict)
@@ -85,8 +85,10 @@ class RunSource:
         self.clock = points.Clock(backend["t0_ns"], backend["t0_realtime_ns"])
         self.path_of = store.path_names(self.plan)
         self.rel = store.relative_to(backend["t0_ns"])
-        for name in ("client", "server"):
-            self._tails[name] = Tail(self.run_dir / "records" / f"{name}.rec")
+        for a in self.plan.associations:
+            self._tails[a.client_agent] = Tail(self.run_dir / a.client_records)
+            self._tails[a.server_agent] = Tail(self.run_dir / a.server_records)
+            self.pending_tx[a.name], self.pending_rx[a.name] = {}, {}
         self._tails["events"] = Tail(self.run_dir / "events.jsonl")
         return True
 
@@ -95,28 +97,37 @@ class RunSource:
         if not self.ready():
             return []
         out: list[points.Point] = []
-        client = records.parse(self._tails["client"].lines())
-        server = records.parse(self._tails["server"].lines())
         for e in (json.loads(line) for line in self._tails["events"].lines() if line.strip()):
             out.append(self._event(store.timeline_event_row(e, self.path_of, self.rel)))
-        for endpoint, rec in (("client", client), ("server", server)):
-            out += [self._event(store.addr_event_row(endpoint, c, self.path_of, self.rel)) for c in rec.addr]
-            out += [self._event(row) for row in store.agent_event_rows(endpoint, rec, self.path_of, self.rel)]
-            out += [self._sample(store.sample_row(endpoint, s, self.path_of, self.rel, self._hz)) for s in rec.path]
+        assert self.plan
+        for a in self.plan.associations:
+            out += self._association(a)
+        return out
+
+    def _association(self, a: Association) -> list[points.Point]:
+        """One association's new records as points; its messages once both halves are in."""
         assert self.clock
+        out: list[points.Point] = []
+        client = records.parse(self._tails[a.client_agent].lines())
+        server = records.parse(self._tails[a.server_agent].lines())
+        for endpoint, rec in (("client", client), ("server", server)):
+            out += [self._event(store.addr_event_row(endpoint, c, self.path_of, self.rel, a.name)) for c in rec.addr]
+            out += [self._event(row) for row in store.agent_event_rows(endpoint, rec, self.path_of, self.rel, a.name)]
+            out += [self._sample(store.sample_row(endpoint, s, self.path_of, self.rel, self._hz, a.name)) for s in rec.path]
+        pending_tx, pending_rx = self.pending_tx[a.name], self.pending_rx[a.name]
         for tx in client.tx:
-            t = self.stamper.stamp(points.MESSAGE_SERIES, self.clock.wall(tx.t_gen_ns))
-            rx = self.pending_rx.pop(tx.seq, None)
+            t = self.stamper.stamp(points.message_series(a.name), self.clock.wall(tx.t_gen_ns))
+            rx = pending_rx.pop(tx.seq, None)
             if rx is None:
-                self.pending_tx[tx.seq] = (tx, t)
+                pending_tx[tx.seq] = (tx, t)
             else:
-                out.append(self._message(tx, rx, t))
+                out.append(self._message(tx, rx, t, a.name))
         for rx in server.rx:
-            waiting = self.pending_tx.pop(rx.seq, None)
+            waiting = pending_tx.pop(rx.seq, None)
             if waiting is None:
-                self.pending_rx[rx.seq] = rx
+                pending_rx[rx.seq] = rx
             else:
-                out.append(self._message(waiting[0], rx, waiting[1]))
+                out.append(self._message(waiting[0], rx, waiting[1], a.name))
         return out
 
     def finish(self) -> list[points.Point]:
@@ -125,13 +136,15 @@ class RunSource:
             return []
         self._finished = True
         out = self.poll()
-        out += [self._message(tx, None, t) for tx, t in sorted(self.pending_tx.values(), key=lambda p: p[0].seq)]
-        self.pending_tx.clear()
+        for name, pending in self.pending_tx.items():
+            out += [self._message(tx, None, t, name) for tx, t in sorted(pending.values(), key=lambda p: p[0].seq)]
+            pending.clear()
         summary = _json(self.run_dir / "summary.json")
         if summary and "metrics" in summary:
             assert self.clock and self.tags
-            out.append(points.run_point(summary, self.tags, self.clock.t0_realtime_ns))
-            self.counts["sctp_run"] += 1
+            run = points.run_points(summary, self.tags, self.clock.t0_realtime_ns)
+            out += run
+            self.counts["sctp_run"] += len(run)
         return out
 
     def take_deliveries(self) -> list[int]:
@@ -139,12 +152,12 @@ class RunSource:
         taken, self.delivered_wall_ns = self.delivered_wall_ns, []
         return taken
 
-    def _message(self, tx: records.Tx, rx: records.Rx | None, t: int) -> points.Point:
+    def _message(self, tx: records.Tx, rx: records.Rx | None, t: int, association: str) -> points.Point:
         assert self.tags and self.clock
         self.counts["sctp_message"] += 1
         if rx is not None:
             self.delivered_wall_ns.append(self.clock.wall(rx.t_rx_ns))
-        return points.message_point(store.message_row(tx, rx, self.path_of, self.rel), self.tags, t)
+        return points.message_point(store.message_row(tx, rx, self.path_of, self.rel, association), self.tags, t)
 
     def _sample(self, row: dict[str, Any]) -> points.Point:
         assert self.tags and self.clock

@@ -99,10 +99,10 @@ ip netns exec sb-617a6bd8-client tcpdump -i lte -n --immediate-mode -U -s 65535 
 ip netns exec sb-617a6bd8-server tcpdump -i lte -n --immediate-mode -U -s 65535 -w "$RUN/captures/lte-server.pcap" &   # ready: tcpdump: listening on
 ip netns exec sb-617a6bd8-client tcpdump -i wifi -n --immediate-mode -U -s 65535 -w "$RUN/captures/wifi-client.pcap" &   # ready: tcpdump: listening on
 ip netns exec sb-617a6bd8-server tcpdump -i wifi -n --immediate-mode -U -s 65535 -w "$RUN/captures/wifi-server.pcap" &   # ready: tcpdump: listening on
-ip netns exec sb-617a6bd8-server /opt/sctpbench-agent server --local 198.18.1.2,2001:2:0:3::2 --port 5000 --records "$RUN/records/server.rec" --sample-interval 20 --nodelay 1 &   # ready: listening
-ip netns exec sb-617a6bd8-client /opt/sctpbench-agent client --local 198.18.0.1,2001:2:0:2::1 --peer 198.18.1.2,2001:2:0:3::2 --port 5000 --records "$RUN/records/client.rec" --size 200 --rate 50 --arrival periodic --seed 1 --duration 9000 --send-streams 1 --drain-timeout 10000 --sample-interval 20 --nodelay 1 &   # ready: ready
+ip netns exec sb-617a6bd8-server /opt/sctpbench-agent server --local 198.18.1.2,2001:2:0:3::2 --port 5000 --records "$RUN/records/main.server.rec" --sample-interval 20 --nodelay 1 &   # ready: listening
+ip netns exec sb-617a6bd8-client /opt/sctpbench-agent client --local 198.18.0.1,2001:2:0:2::1 --peer 198.18.1.2,2001:2:0:3::2 --port 5000 --records "$RUN/records/main.client.rec" --size 200 --rate 50 --arrival periodic --seed 1 --duration 9000 --send-streams 1 --drain-timeout 10000 --sample-interval 20 --nodelay 1 &   # ready: ready
 # timeline: t0 is when every process is ready
-# t0+0.000s start workload: write 'start <t0+at in CLOCK_MONOTONIC ns>' to the client's stdin
+# t0+0.000s start main: write 'start <t0+at in CLOCK_MONOTONIC ns>' to the stdin of main.client
 # t0+5.000s fail lte
 tc -n sb-617a6bd8-emu filter add dev lte-a ingress pref 1 matchall action drop
 tc -n sb-617a6bd8-emu filter add dev lte-b ingress pref 1 matchall action drop

@@ -135,7 +135,7 @@ ip netns exec sb-6e2576df-client tcpdump -i primary -n --immediate-mode -U -s 65
 ip netns exec sb-6e2576df-server tcpdump -i primary -n --immediate-mode -U -s 65535 -w "$RUN/captures/primary-server.pcap" &   # ready: tcpdump: listening on
 ip netns exec sb-6e2576df-client tcpdump -i secondary -n --immediate-mode -U -s 65535 -w "$RUN/captures/secondary-client.pcap" &   # ready: tcpdump: listening on
 ip netns exec sb-6e2576df-server tcpdump -i secondary -n --immediate-mode -U -s 65535 -w "$RUN/captures/secondary-server.pcap" &   # ready: tcpdump: listening on
-ip netns exec sb-6e2576df-server /opt/sctpbench-agent server --local 198.18.1.2,2001:2:0:1::2,198.18.3.2 --port 5000 --records "$RUN/records/server.rec" --sample-interval 20 --nodelay 1 &   # ready: listening
-ip netns exec sb-6e2576df-client /opt/sctpbench-agent client --local 198.18.0.1,2001:2::1,198.18.2.1 --peer 198.18.1.2,2001:2:0:1::2,198.18.3.2 --port 5000 --records "$RUN/records/client.rec" --size 200 --rate 50 --arrival periodic --seed 1 --duration 3000 --send-streams 1 --drain-timeout 10000 --sample-interval 20 --nodelay 1 &   # ready: ready
+ip netns exec sb-6e2576df-server /opt/sctpbench-agent server --local 198.18.1.2,2001:2:0:1::2,198.18.3.2 --port 5000 --records "$RUN/records/main.server.rec" --sample-interval 20 --nodelay 1 &   # ready: listening
+ip netns exec sb-6e2576df-client /opt/sctpbench-agent client --local 198.18.0.1,2001:2::1,198.18.2.1 --peer 198.18.1.2,2001:2:0:1::2,198.18.3.2 --port 5000 --records "$RUN/records/main.client.rec" --size 200 --rate 50 --arrival periodic --seed 1 --duration 3000 --send-streams 1 --drain-timeout 10000 --sample-interval 20 --nodelay 1 &   # ready: ready
 # timeline: t0 is when every process is ready
-# t0+0.000s start workload: write 'start <t0+at in CLOCK_MONOTONIC ns>' to the client's stdin
+# t0+0.000s start main: write 'start <t0+at in CLOCK_MONOTONIC ns>' to the stdin of main.client

@@ -40,10 +40,10 @@ tc -n sb-1a6d5e42-server qdisc add dev secondary parent 10:1 handle 20: pfifo li
 ip netns exec sb-1a6d5e42-client sysctl -q -w net.sctp.rto_min=200 net.sctp.rto_max=800 net.sctp.rto_initial=200 net.sctp.path_max_retrans=2 net.sctp.association_max_retrans=10 net.sctp.pf_enable=0 net.sctp.hb_interval=1000 net.sctp.sack_timeout=10
 ip netns exec sb-1a6d5e42-server sysctl -q -w net.sctp.rto_min=200 net.sctp.rto_max=800 net.sctp.rto_initial=200 net.sctp.path_max_retrans=2 net.sctp.association_max_retrans=10 net.sctp.pf_enable=0 net.sctp.hb_interval=1000 net.sctp.sack_timeout=10
 # processes: each is started once the one before printed its ready line
-ip netns exec sb-1a6d5e42-server /opt/sctpbench-agent server --local 198.18.0.2,198.18.1.2 --port 5000 --records "$RUN/records/server.rec" --sample-interval 20 --nodelay 1 &   # ready: listening
-ip netns exec sb-1a6d5e42-client /opt/sctpbench-agent client --local 198.18.0.1,198.18.1.1 --peer 198.18.0.2,198.18.1.2 --port 5000 --records "$RUN/records/client.rec" --size 200 --rate 50 --arrival periodic --seed 1 --duration 9000 --send-streams 1 --drain-timeout 10000 --sample-interval 20 --nodelay 1 &   # ready: ready
+ip netns exec sb-1a6d5e42-server /opt/sctpbench-agent server --local 198.18.0.2,198.18.1.2 --port 5000 --records "$RUN/records/main.server.rec" --sample-interval 20 --nodelay 1 &   # ready: listening
+ip netns exec sb-1a6d5e42-client /opt/sctpbench-agent client --local 198.18.0.1,198.18.1.1 --peer 198.18.0.2,198.18.1.2 --port 5000 --records "$RUN/records/main.client.rec" --size 200 --rate 50 --arrival periodic --seed 1 --duration 9000 --send-streams 1 --drain-timeout 10000 --sample-interval 20 --nodelay 1 &   # ready: ready
 # timeline: t0 is when every process is ready
-# t0+0.000s start workload: write 'start <t0+at in CLOCK_MONOTONIC ns>' to the client's stdin
+# t0+0.000s start main: write 'start <t0+at in CLOCK_MONOTONIC ns>' to the stdin of main.client
 # t0+5.016s fail primary
 tc -n sb-1a6d5e42-client filter add dev primary ingress pref 1 matchall action drop
 tc -n sb-1a6d5e42-server filter add dev primary ingress pref 1 matchall action drop

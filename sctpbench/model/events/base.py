@@ -44,9 +44,10 @@ class Context:
     """What an event is checked against, computed once by the spec from the experiment."""
 
     shaping: Mapping[str, Mapping[str, Mapping[str, Any]]]  # path → direction → values in force at build time
-    association: Sequence[str]  # the paths joining the workload's client and server, in file order
+    association: Sequence[str]  # the paths joining some association's two hosts, in file order
     peer_addresses: Sequence[tuple[str, str]]  # (association path, the server's address on it), IPv4 first
     end_ns: int  # when the workload ends
+    several: bool = False  # more than one association: messages say which
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,9 @@ class Event(Model):
     name: ClassVar[str] = ""  # the YAML key naming the kind, and the model's field holding the target
     order: ClassVar[int] = 1000  # place in lists, messages and the schema (then by name)
     primitive: ClassVar[bool] = False  # a timeline step of its own: `render` makes it commands
+    # Told to the client agents of the associations it `concerns` rather than done on a path:
+    # rendered once per such association.
+    agent_control: ClassVar[bool] = False
     marker: ClassVar[Marker] = Marker("#7b3294")
 
     at: Duration
@@ -186,6 +190,11 @@ class Event(Model):
     def render(cls, step: Step, links: Mapping[str, LinkLike], association: Sequence[AssociationLike]) -> Rendering:
         """A primitive step of this kind as what the plan does."""
         raise NotImplementedError(f"{cls.__name__} defines no timeline step")
+
+    @classmethod
+    def concerns(cls, step: Step, association: Sequence[AssociationLike]) -> bool:
+        """Whether an agent-control step is for the association with these paths."""
+        return False
 
     @classmethod
     def setup(cls, link: LinkLike) -> tuple[CommandData, ...]:

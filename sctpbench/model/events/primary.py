@@ -21,6 +21,7 @@ class PrimaryEvent(Event):
     name: ClassVar[str] = "primary"
     order: ClassVar[int] = 30
     primitive: ClassVar[bool] = True
+    agent_control: ClassVar[bool] = True
     marker: ClassVar[Marker] = Marker("#1f77b4")
 
     primary: str = Field(description="set the primary path (path name or peer address)")
@@ -31,11 +32,18 @@ class PrimaryEvent(Event):
     def check(self, context: Context, fail: Fail) -> None:
         if not _is_address(self.primary):
             if self.primary not in context.association:
-                fail("primary", f"{self.primary!r} is not a path of the association; "
+                fail("primary", f"{self.primary!r} is not a path of {'an' if context.several else 'the'} association; "
                                 f"allowed: {', '.join(context.association)} or a peer address")
         elif not any(same_address(self.primary, address) for _, address in context.peer_addresses):
             allowed = ", ".join(f"{path} ({address})" for path, address in context.peer_addresses)
-            fail("primary", f"{self.primary!r} is not a peer address of the association; allowed: {allowed}")
+            fail("primary", f"{self.primary!r} is not a peer address of {'an' if context.several else 'the'} association; "
+                            f"allowed: {allowed}")
+
+    @classmethod
+    def concerns(cls, step: Step, association: Sequence[AssociationLike]) -> bool:
+        """`primary: PATH` is for every association that path joins, `primary: ADDRESS` for
+        the one whose server has that address."""
+        return any(step.path == a.path or same_address(step.path, a.server_address) for a in association)
 
     @classmethod
     def render(cls, step: Step, links: Mapping[str, LinkLike], association: Sequence[AssociationLike]) -> Rendering:
