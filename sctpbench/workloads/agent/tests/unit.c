@@ -107,21 +107,21 @@ static void test_notify(struct records *r)
 static void test_arrival(void)
 {
 	struct arrival a, b;
-	arrival_init(&a, ARRIVAL_PERIODIC, 50, 1, 1000);
+	arrival_init(&a, ARRIVAL_PERIODIC, 50, 1, NULL, 1000);
 	CHECK(arrival_next(&a) == 1000); CHECK(arrival_next(&a) == 1000 + 20000000); CHECK(arrival_next(&a) == 1000 + 40000000);
-	arrival_init(&a, ARRIVAL_PERIODIC, 3, 1, 0);
+	arrival_init(&a, ARRIVAL_PERIODIC, 3, 1, NULL, 0);
 	arrival_next(&a); CHECK(arrival_next(&a) == 333333333); CHECK(arrival_next(&a) == 666666667); CHECK(arrival_next(&a) == 1000000000);
-	arrival_init(&a, ARRIVAL_POISSON, 100, 7, 5); arrival_init(&b, ARRIVAL_POISSON, 100, 7, 5);
+	arrival_init(&a, ARRIVAL_POISSON, 100, 7, NULL, 5); arrival_init(&b, ARRIVAL_POISSON, 100, 7, NULL, 5);
 	int64_t prev = 0, first = 0; int same = 1; double sum = 0; int N = 200000;
 	for (int i = 0; i < N; i++) { int64_t x = arrival_next(&a), y = arrival_next(&b); if (x != y) same = 0; if (i == 0) first = x; else { CHECK(x >= prev); sum += (double)(x - prev); } prev = x; }
 	CHECK(same); CHECK(first == 5);
 	double mean = sum / (N - 1) / 1e6; printf("poisson mean gap %.4f ms (expect 10)\n", mean); CHECK(fabs(mean - 10) < 0.1);
-	arrival_init(&b, ARRIVAL_POISSON, 100, 8, 5); arrival_next(&b); arrival_init(&a, ARRIVAL_POISSON, 100, 7, 5); arrival_next(&a);
+	arrival_init(&b, ARRIVAL_POISSON, 100, 8, NULL, 5); arrival_next(&b); arrival_init(&a, ARRIVAL_POISSON, 100, 7, NULL, 5); arrival_next(&a);
 	CHECK(arrival_next(&a) != arrival_next(&b));
-	arrival_init(&a, ARRIVAL_POISSON, 0.001, 7, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
-	arrival_init(&a, ARRIVAL_PERIODIC, 0.001, 7, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
+	arrival_init(&a, ARRIVAL_POISSON, 0.001, 7, NULL, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
+	arrival_init(&a, ARRIVAL_PERIODIC, 0.001, 7, NULL, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
 	/* saturate: no schedule, every message due from t0 on; rate unused */
-	arrival_init(&a, ARRIVAL_SATURATE, 0, 7, 42); for (int i = 0; i < 100; i++) CHECK(arrival_next(&a) == 42);
+	arrival_init(&a, ARRIVAL_SATURATE, 0, 7, NULL, 42); for (int i = 0; i < 100; i++) CHECK(arrival_next(&a) == 42);
 	enum arrival_kind k = ARRIVAL_POISSON;
 	CHECK(arrival_kind_parse("periodic", &k) == 0 && k == ARRIVAL_PERIODIC);
 	CHECK(arrival_kind_parse("poisson", &k) == 0 && k == ARRIVAL_POISSON);
