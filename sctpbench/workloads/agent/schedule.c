@@ -124,14 +124,34 @@ static int append(struct schedule *s, const struct schedule_msg *m)
 	return 0;
 }
 
+enum line_result { LINE_OK, LINE_EOF, LINE_TOO_LONG, LINE_NUL };
+
+/* The next line into buf without its newline (a last line may lack one).
+ * Character by character, so a NUL byte is seen rather than silently
+ * ending the line early, and an endless line costs no memory. */
+static enum line_result next_line(FILE *f, char *buf, size_t size)
+{
+	size_t len = 0;
+	int ch;
+
+	while ((ch = getc_unlocked(f)) != EOF && ch != '\n') {
+		if (ch == '\0')
+			return LINE_NUL;
+		if (len + 1 == size)
+			return LINE_TOO_LONG;
+		buf[len++] = (char)ch;
+	}
+	buf[len] = '\0';
+	return ch == EOF && len == 0 ? LINE_EOF : LINE_OK;
+}
+
 static int read_lines(struct schedule *s, FILE *f, const char *name, char *err, size_t errlen)
 {
-	/* +2: the newline and the terminator of a line of exactly the limit. */
-	char buf[SCHEDULE_LINE_MAX + 2];
+	char buf[SCHEDULE_LINE_MAX + 1];
 	size_t line = 0;
+	enum line_result lr;
 
-	while (fgets(buf, sizeof(buf), f) != NULL) {
-		size_t len = strlen(buf);
+	while ((lr = next_line(f, buf, sizeof(buf))) != LINE_EOF) {
 		struct schedule_msg m;
 		const char *why;
 		int rc;
@@ -139,12 +159,9 @@ static int read_lines(struct schedule *s, FILE *f, const char *name, char *err, 
 		line++;
 		if (line > SCHEDULE_LINES_MAX)
 			return failed(err, errlen, name, 0, "more than 10000000 lines");
-		if (len > 0 && buf[len - 1] == '\n') {
-			buf[--len] = '\0';
-		} else if (!feof(f)) {
+		if (lr == LINE_TOO_LONG)
 			return failed(err, errlen, name, line, "line longer than 1024 characters");
-		}
-		if (strlen(buf) != len)
+		if (lr == LINE_NUL)
 			return failed(err, errlen, name, line, "NUL byte in line");
 		rc = schedule_parse_line(buf, &m, &why);
 		if (rc < 0)
