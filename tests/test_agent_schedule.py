@@ -149,19 +149,23 @@ def wrapper(built: None) -> Iterator[Path]:
     shutil.rmtree(folder)
 
 
-@pytest.mark.guest
-def test_every_message_goes_out_on_schedule_with_its_size_and_stream_and_arrives(wrapper: Path, tmp_path: Path) -> None:
-    msgs = _schedule()
+def _run(wrapper: Path, tmp_path: Path, msgs: list[Message], experiment_text: str) -> tuple[records.Records, records.Records]:
+    """Runs the experiment with the client on this schedule: the client's and the server's records."""
     _write(msgs, wrapper / "schedule.txt")
     experiment = tmp_path / "schedule.yaml"
-    experiment.write_text(EXPERIMENT)
+    experiment.write_text(experiment_text)
     env = os.environ | {"SCTPBENCH_AGENT": str(wrapper / "agent")}
     r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(tmp_path / "out")],
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr + r.stdout
     run_dir = Path(json.loads(r.stdout)["runs"][0]["directory"])
-    client = records.read(run_dir / "records/client.rec")
-    server = records.read(run_dir / "records/server.rec")
+    return records.read(run_dir / "records/client.rec"), records.read(run_dir / "records/server.rec")
+
+
+@pytest.mark.guest
+def test_every_message_goes_out_on_schedule_with_its_size_and_stream_and_arrives(wrapper: Path, tmp_path: Path) -> None:
+    msgs = _schedule()
+    client, server = _run(wrapper, tmp_path, msgs, EXPERIMENT)
 
     assert client.meta["arrival"] == "schedule" and client.meta["schedule_messages"] == str(len(msgs))
     assert client.meta["size"] == client.meta["rate"] == "-"
@@ -184,3 +188,35 @@ def test_every_message_goes_out_on_schedule_with_its_size_and_stream_and_arrives
     for seq, m in enumerate(due):
         assert (got[seq].stream, got[seq].size) == (m.stream, m.size), (got[seq], m)
     assert {tx.seq: tx.t_gen_ns for tx in client.tx} == {rx.seq: rx.t_gen_ns for rx in server.rx}
+
+
+FAILOVER = f"""\
+name: schedule-prsctp
+topology: {ROOT}/sctpbench/topologies/dual-homed.yaml
+sctp: {{rto_initial: 200ms, rto_min: 200ms, rto_max: 800ms, path_max_retrans: 2, pf_enable: false, sack_delay: 10ms,
+        nodelay: true, streams: 2}}
+workload: {{client: client, server: server, size: 200B, rate: 50/s, arrival: periodic, duration: 3s}}
+events:
+  - {{at: 1s, fail: primary}}
+"""
+
+
+@pytest.mark.guest
+def test_messages_with_a_lifetime_are_abandoned_when_their_path_fails(wrapper: Path, tmp_path: Path) -> None:
+    # Every 20 ms a reliable message on stream 0 and, 10 ms later, one on stream 1 that
+    # PR-SCTP may drop 100 ms after it was sent. The primary path is blackholed at 1 s,
+    # and the first retransmission comes 200 ms (RTO.min) later: by then the lifetime
+    # is over, so those messages are abandoned (FORWARD-TSN) rather than retransmitted.
+    msgs = []
+    for k in range(150):
+        msgs += [Message(k * 20_000_000, 200, 0, False, 0), Message(k * 20_000_000 + 10_000_000, 200, 1, False, 100)]
+    client, server = _run(wrapper, tmp_path, msgs, FAILOVER)
+
+    assert client.params["pr_supported"] == "1"
+    (abandoned,) = [args.split("\t") for _, name, args in client.events if name == "abandoned"]
+    unsent, sent = (int(n) for n in abandoned)
+    assert [tx.seq for tx in client.tx] == list(range(len(msgs)))
+    lost = set(range(len(msgs))) - {rx.seq for rx in server.rx}
+    assert lost, "nothing was abandoned"
+    assert all(msgs[seq].lifetime_ms > 0 for seq in lost)  # every reliable message arrived
+    assert unsent + sent >= len(lost)
