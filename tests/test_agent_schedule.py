@@ -40,11 +40,12 @@ workload: {{client: client, server: server, size: 200B, rate: 50/s, arrival: per
 """
 
 # Drops the options a schedule replaces and names the schedule instead. `for a do ...
-# shift ... set -- "$@" "$a"` rebuilds the argument list in place (POSIX sh).
+# shift ... set -- "$@" "$a"` rebuilds the argument list in place (POSIX sh). RUN is how
+# both roles are started: the agent itself, or the agent under valgrind.
 WRAPPER = """\
 #!/bin/sh
 agent="$(dirname "$0")/sctpbench-agent"
-[ "$1" = client ] || exec "$agent" "$@"
+case "$1" in client) ;; server) exec RUN "$@";; *) exec "$agent" "$@";; esac
 skip=0
 for a do
     shift
@@ -52,8 +53,10 @@ for a do
     case "$a" in --arrival|--size|--rate|--seed) skip=1; continue;; esac
     set -- "$@" "$a"
 done
-exec "$agent" "$@" --arrival schedule --schedule "$(dirname "$0")/schedule.txt"
+exec RUN "$@" --arrival schedule --schedule "$(dirname "$0")/schedule.txt"
 """
+# Any memcheck error or definite leak makes the agent exit 99, and the run fail.
+VALGRIND = "valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,16 @@ def built() -> None:
     subprocess.run(["make", "-s", "-C", str(AGENT_DIR), "all"], check=True, capture_output=True, text=True)
 
 
+def _wrapper(folder: Path, binary: Path, run: str) -> Path:
+    """A wrapper in `folder` (on the host filesystem the guest sees; its /tmp is a tmpfs
+    of its own) that starts `binary` through `run`, with schedule.txt beside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.symlink(binary, folder / "sctpbench-agent")
+    (folder / "agent").write_text(WRAPPER.replace("RUN", run))
+    (folder / "agent").chmod(0o755)
+    return folder
+
+
 @pytest.mark.parametrize(
     ("text", "where"),
     [
@@ -139,13 +152,8 @@ def test_a_good_schedule_gets_past_the_command_line(built: None, tmp_path: Path)
 
 @pytest.fixture
 def wrapper(built: None) -> Iterator[Path]:
-    # On the host filesystem the guest sees (its /tmp is a tmpfs of its own).
     folder = AGENT_DIR / "build" / f"schedule-test-{os.getpid()}"
-    folder.mkdir(parents=True, exist_ok=True)
-    os.symlink(AGENT, folder / "sctpbench-agent")
-    (folder / "agent").write_text(WRAPPER)
-    (folder / "agent").chmod(0o755)
-    yield folder
+    yield _wrapper(folder, AGENT, '"$agent"')
     shutil.rmtree(folder)
 
 
@@ -159,6 +167,9 @@ def _run(wrapper: Path, tmp_path: Path, msgs: list[Message], experiment_text: st
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr + r.stdout
     run_dir = Path(json.loads(r.stdout)["runs"][0]["directory"])
+    for name in ("client", "server"):
+        stderr = (run_dir / "records" / f"{name}.stderr").read_text()
+        assert "runtime error" not in stderr and "ERROR SUMMARY" not in stderr, stderr
     return records.read(run_dir / "records/client.rec"), records.read(run_dir / "records/server.rec")
 
 
@@ -220,3 +231,25 @@ def test_messages_with_a_lifetime_are_abandoned_when_their_path_fails(wrapper: P
     assert lost, "nothing was abandoned"
     assert all(msgs[seq].lifetime_ms > 0 for seq in lost)  # every reliable message arrived
     assert unsent + sent >= len(lost)
+
+
+@pytest.mark.guest
+@pytest.mark.parametrize("tool", ["ubsan", "valgrind"])
+def test_a_schedule_run_is_clean_under_ubsan_and_valgrind(built: None, tmp_path: Path, tool: str) -> None:
+    # The schedule's paths (variable sizes, the PR-SCTP control message, the abandoned
+    # count) under the guest's sanitizers: UBSan aborts on a finding, memcheck exits 99.
+    if tool == "ubsan":
+        subprocess.run(["make", "-s", "-C", str(AGENT_DIR), "sanitize"], check=True, capture_output=True, text=True)
+        binary, run = AGENT_DIR / "build/sctpbench-agent-sanitize", '"$agent"'
+    else:
+        binary, run = AGENT, VALGRIND + ' "$agent"'
+    folder = _wrapper(AGENT_DIR / "build" / f"schedule-test-{tool}-{os.getpid()}", binary, run)
+    try:
+        msgs = _schedule()
+        client, server = _run(folder, tmp_path, msgs, EXPERIMENT)
+    finally:
+        shutil.rmtree(folder)
+    due = [m for m in msgs if m.offset_ns < DURATION_MS * 1_000_000]
+    assert [(tx.stream, tx.size) for tx in client.tx] == [(m.stream, m.size) for m in due]
+    assert sorted(rx.seq for rx in server.rx) == list(range(len(due)))
+    assert [args for _, name, args in client.events if name == "abandoned"] == ["0\t0"]
