@@ -9,6 +9,7 @@ static const char *const kind_names[] = {
 	[ARRIVAL_PERIODIC] = "periodic",
 	[ARRIVAL_POISSON] = "poisson",
 	[ARRIVAL_SATURATE] = "saturate",
+	[ARRIVAL_SCHEDULE] = "schedule",
 };
 
 int arrival_kind_parse(const char *word, enum arrival_kind *out)
@@ -78,9 +79,10 @@ double prng_unit(struct prng *p)
 }
 
 void arrival_init(struct arrival *a, enum arrival_kind kind, double rate,
-		  uint64_t seed, int64_t t0)
+		  uint64_t seed, const struct schedule *sched, int64_t t0)
 {
 	a->kind = kind;
+	a->sched = sched;
 	a->rate = rate;
 	a->t0 = t0;
 	a->index = 0;
@@ -98,7 +100,11 @@ int64_t arrival_next(struct arrival *a)
 	uint64_t i = a->index++;
 	int64_t t;
 
-	if (i == 0 || a->kind == ARRIVAL_SATURATE) {
+	if (a->kind == ARRIVAL_SCHEDULE) {
+		/* Offsets are at most a week and t0 is bounded by the caller,
+		 * so the sum cannot overflow. */
+		t = i < a->sched->n ? a->t0 + a->sched->m[i].offset_ns : INT64_MAX;
+	} else if (i == 0 || a->kind == ARRIVAL_SATURATE) {
 		t = a->t0;
 	} else if (a->kind == ARRIVAL_PERIODIC) {
 		/* From t0 each time rather than by adding gaps, so rounding

@@ -32,6 +32,7 @@ enum opt_id {
 	OPT_DURATION,
 	OPT_UNORDERED,
 	OPT_SEND_STREAMS,
+	OPT_SCHEDULE,
 	OPT_NODELAY,
 	OPT_SACK_DELAY,
 	OPT_SACK_FREQ,
@@ -53,6 +54,7 @@ static const struct option options[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "unordered", no_argument, NULL, OPT_UNORDERED },
 	{ "send-streams", required_argument, NULL, OPT_SEND_STREAMS },
+	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
 	{ "nodelay", required_argument, NULL, OPT_NODELAY },
 	{ "sack-delay", required_argument, NULL, OPT_SACK_DELAY },
 	{ "sack-freq", required_argument, NULL, OPT_SACK_FREQ },
@@ -73,8 +75,14 @@ void cli_usage(FILE *to)
 	      "        [--unordered] [--send-streams N] [--sample-interval MS]\n"
 	      "        [--drain-timeout MS]\n"
 	      "        [common options]\n"
+	      "  sctpbench-agent client --local A1[,A2...] --peer B1[,B2...] --port P\n"
+	      "        --records FILE --arrival schedule --schedule FILE --duration MS\n"
+	      "        [--sample-interval MS] [--drain-timeout MS] [common options]\n"
 	      "saturate: send whenever the socket accepts data until the start time +\n"
 	      "  --duration; --rate is then optional (0 allowed) and ignored, --seed ignored\n"
+	      "schedule: FILE has one message a line, OFFSET_NS SIZE STREAM FLAGS LIFETIME_MS\n"
+	      "  (FLAGS - or u, LIFETIME_MS 0 = reliable); --size, --rate, --seed,\n"
+	      "  --send-streams and --unordered are optional and ignored\n"
 	      "common options (omitted = keep the kernel's value):\n"
 	      "  --nodelay 0|1  --sack-delay MS (0 = off)  --sack-freq N  --streams N\n"
 	      "see RECORDS.md for the record file and the stdin/stdout protocol\n",
@@ -133,6 +141,19 @@ static bool parse_rate(const char *s, double *out)
 	return true;
 }
 
+/* The whole file is read and checked here, before anything else happens:
+ * a bad line is a usage error, like a bad option. */
+static int load_schedule(struct config *cfg)
+{
+	char err[512];
+
+	if (cfg->schedule_path == NULL)
+		return usage_error("%s", "--arrival schedule needs --schedule FILE");
+	if (schedule_load(&cfg->schedule, cfg->schedule_path, err, sizeof(err)) != 0)
+		return usage_error("bad --schedule: %s", err);
+	return 0;
+}
+
 /* Options only meaningful for the client. */
 static bool client_only(int id)
 {
@@ -146,6 +167,7 @@ static bool client_only(int id)
 	case OPT_DURATION:
 	case OPT_UNORDERED:
 	case OPT_SEND_STREAMS:
+	case OPT_SCHEDULE:
 		return true;
 	default:
 		return false;
@@ -229,8 +251,8 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 			break;
 		case OPT_ARRIVAL:
 			if (arrival_kind_parse(arg, &cfg->arrival) != 0)
-				return usage_error("bad --arrival '%s' (periodic, poisson or saturate)",
-						   arg);
+				return usage_error("bad --arrival '%s' (periodic, poisson, saturate "
+						   "or schedule)", arg);
 			have_arrival = true;
 			break;
 		case OPT_SEED:
@@ -250,6 +272,9 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 			if (!parse_u64(arg, 1, 65535, &v))
 				return usage_error("bad --send-streams '%s' (1-65535)", arg);
 			cfg->send_streams = (uint16_t)v;
+			break;
+		case OPT_SCHEDULE:
+			cfg->schedule_path = arg;
 			break;
 		case OPT_NODELAY:
 			if (!parse_u64(arg, 0, 1, &v))
@@ -309,6 +334,15 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 		if (addr_parse_list(cfg->peer_text, cfg->port, &cfg->peer) != 0)
 			return usage_error("bad --peer '%s' (comma-separated numeric IPv4/IPv6)",
 					   cfg->peer_text);
+		/* A schedule file gives every message its size and time:
+		 * --size, --rate and --seed are neither needed nor used. */
+		if (have_arrival && cfg->arrival == ARRIVAL_SCHEDULE) {
+			if (!have_duration)
+				return usage_error("%s", "--duration is required");
+			return load_schedule(cfg);
+		}
+		if (cfg->schedule_path != NULL)
+			return usage_error("%s", "--schedule goes with --arrival schedule only");
 		if (!have_size)
 			return usage_error("%s", "--size is required");
 		if (!have_arrival)
@@ -327,4 +361,9 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 			return usage_error("%s", "--duration is required");
 	}
 	return 0;
+}
+
+void cli_free(struct config *cfg)
+{
+	schedule_free(&cfg->schedule);
 }

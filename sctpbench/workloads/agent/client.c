@@ -49,6 +49,7 @@ struct client {
 	struct sampler sampler;
 	struct control ctl;
 	struct arrival arrival;
+	const struct schedule *sched; /* --arrival schedule, else NULL */
 	struct rxmsg rx;
 	int fd;
 	sctp_assoc_t assoc;
@@ -95,6 +96,37 @@ static void put_be64(unsigned char *p, uint64_t v)
 	}
 }
 
+/* What only the association can tell: enough outbound streams for the
+ * file's highest, and PR-SCTP if a message has a lifetime (without it the
+ * kernel would silently send such a message reliably). */
+static int check_schedule(const struct client *c)
+{
+	const struct schedule *s = c->sched;
+
+	if (s->n > 0 && s->max_stream >= c->streams) {
+		diag("%s:%zu: stream %u but the association has %u outbound streams",
+		     c->cfg->schedule_path, s->max_stream_line, (unsigned)s->max_stream,
+		     (unsigned)c->streams);
+		return -1;
+	}
+	if (s->any_lifetime) {
+		int pr = sockopts_pr_supported(c->fd, c->assoc);
+
+		if (pr < 0) {
+			diag_errno(errno, "getsockopt(SCTP_PR_SUPPORTED): PR-SCTP lifetimes in %s "
+				   "cannot be honoured", c->cfg->schedule_path);
+			return -1;
+		}
+		if (pr == 0) {
+			diag("%s has messages with a lifetime but the association did not "
+			     "negotiate PR-SCTP (net.sctp.prsctp_enable on the server?)",
+			     c->cfg->schedule_path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void on_comm_up(struct client *c, sctp_assoc_t assoc)
 {
 	struct sockaddr *packed = NULL;
@@ -131,7 +163,11 @@ static void on_comm_up(struct client *c, sctp_assoc_t assoc)
 		fail(c);
 		return;
 	}
-	if (c->cfg->send_streams > c->streams) {
+	if (c->sched != NULL && check_schedule(c) != 0) {
+		fail(c);
+		return;
+	}
+	if (c->sched == NULL && c->cfg->send_streams > c->streams) {
 		diag("--send-streams %u but the association has %u outbound streams",
 		     (unsigned)c->cfg->send_streams, (unsigned)c->streams);
 		fail(c);
@@ -196,7 +232,8 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 {
 	union {
 		struct cmsghdr align;
-		unsigned char buf[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
+		unsigned char buf[CMSG_SPACE(sizeof(struct sctp_sndinfo)) +
+				  CMSG_SPACE(sizeof(struct sctp_prinfo))];
 	} control;
 	struct sctp_sndinfo info;
 	struct iovec iov = { .iov_base = c->payload, .iov_len = c->cfg->size };
@@ -204,25 +241,51 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 	struct cmsghdr *cm;
 	uint64_t seq = c->sent;
 	unsigned stream = (unsigned)(seq % c->streams);
+	bool unordered = c->cfg->unordered;
+	uint32_t lifetime_ms = 0;
 	int64_t t_gen, t_sent;
 	ssize_t n;
 
+	if (c->sched != NULL) {
+		/* generate() never asks for a message past the file's end. */
+		const struct schedule_msg *m = &c->sched->m[seq];
+
+		iov.iov_len = m->size;
+		stream = m->stream;
+		unordered = m->unordered;
+		lifetime_ms = m->lifetime_ms;
+	}
 	memset(&control, 0, sizeof(control));
 	memset(&mh, 0, sizeof(mh));
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	mh.msg_control = control.buf;
-	mh.msg_controllen = sizeof(control.buf);
+	mh.msg_controllen = CMSG_SPACE(sizeof(struct sctp_sndinfo));
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = IPPROTO_SCTP;
 	cm->cmsg_type = SCTP_SNDINFO;
 	cm->cmsg_len = CMSG_LEN(sizeof(info));
 	memset(&info, 0, sizeof(info));
 	info.snd_sid = (uint16_t)stream;
-	info.snd_flags = c->cfg->unordered ? SCTP_UNORDERED : 0;
+	info.snd_flags = unordered ? SCTP_UNORDERED : 0;
 	/* Comes back in SCTP_SEND_FAILED_EVENT, naming the lost message. */
 	info.snd_context = (uint32_t)seq;
 	memcpy(CMSG_DATA(cm), &info, sizeof(info));
+	if (lifetime_ms > 0) {
+		/* PR-SCTP timed reliability (RFC 3758, RFC 6458 5.3.7): the
+		 * kernel abandons the message lifetime_ms after this send. */
+		struct sctp_prinfo pr;
+
+		mh.msg_controllen = sizeof(control.buf);
+		cm = CMSG_NXTHDR(&mh, cm);
+		cm->cmsg_level = IPPROTO_SCTP;
+		cm->cmsg_type = SCTP_PRINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pr));
+		memset(&pr, 0, sizeof(pr));
+		pr.pr_policy = SCTP_PR_SCTP_TTL;
+		pr.pr_value = lifetime_ms;
+		memcpy(CMSG_DATA(cm), &pr, sizeof(pr));
+	}
 
 	put_be64(c->payload, seq);
 	for (;;) {
@@ -246,7 +309,7 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 	t_sent = now_ns();
 	*now = t_sent;
 	/* next_due is still message seq's slot: generate() advances it after. */
-	records_tx(c->rec, t_gen, seq, stream, c->cfg->size, t_sent,
+	records_tx(c->rec, t_gen, seq, stream, iov.iov_len, t_sent,
 		   c->saturate ? RECORDS_NO_TIME : c->next_due);
 	return SENT;
 }
@@ -369,7 +432,7 @@ static void on_start(struct client *c, int64_t t0)
 	}
 	snprintf(text, sizeof(text), "%" PRId64, t0);
 	records_event(c->rec, now, "start", text);
-	arrival_init(&c->arrival, c->cfg->arrival, c->cfg->rate, c->cfg->seed, t0);
+	arrival_init(&c->arrival, c->cfg->arrival, c->cfg->rate, c->cfg->seed, c->sched, t0);
 	c->next_due = arrival_next(&c->arrival);
 	c->gen_end = t0 + c->cfg->duration_ms * NS_PER_MS;
 	c->phase = PHASE_SENDING;
@@ -534,9 +597,24 @@ static void loop(struct client *c)
 	}
 }
 
+/* How many messages PR-SCTP gave up on, as the kernel counts them. */
+static void record_abandoned(struct client *c)
+{
+	uint64_t unsent, sent;
+	char text[48];
+
+	if (sockopts_pr_abandoned(c->fd, c->assoc, &unsent, &sent) != 0) {
+		diag_errno(errno, "getsockopt(SCTP_PR_ASSOC_STATUS)");
+		return;
+	}
+	snprintf(text, sizeof(text), "%" PRIu64 "\t%" PRIu64, unsent, sent);
+	records_event(c->rec, now_ns(), "abandoned", text);
+}
+
 int client_run(const struct config *cfg, struct records *rec)
 {
 	struct client c;
+	uint64_t payload_size;
 
 	memset(&c, 0, sizeof(c));
 	c.cfg = cfg;
@@ -546,13 +624,19 @@ int client_run(const struct config *cfg, struct records *rec)
 	c.outcome = RUNNING;
 	c.stdin_open = true;
 	c.saturate = cfg->arrival == ARRIVAL_SATURATE;
+	c.sched = cfg->arrival == ARRIVAL_SCHEDULE ? &cfg->schedule : NULL;
 	sampler_init(&c.sampler, cfg->sample_interval_ms);
 	control_init(&c.ctl, STDIN_FILENO);
 	rxmsg_init(&c.rx);
 
-	c.payload = calloc(1, cfg->size);
+	/* One buffer for every message: a schedule's largest; never below
+	 * the header (an empty schedule has no size at all). */
+	payload_size = c.sched != NULL ? c.sched->max_size : cfg->size;
+	if (payload_size < PAYLOAD_HEADER_BYTES)
+		payload_size = PAYLOAD_HEADER_BYTES;
+	c.payload = calloc(1, payload_size);
 	if (c.payload == NULL) {
-		diag_errno(errno, "allocating a %" PRIu64 "-byte payload", cfg->size);
+		diag_errno(errno, "allocating a %" PRIu64 "-byte payload", payload_size);
 		c.outcome = FAILED;
 	}
 	if (c.outcome == RUNNING) {
@@ -563,6 +647,8 @@ int client_run(const struct config *cfg, struct records *rec)
 	if (c.outcome == RUNNING)
 		loop(&c);
 
+	if (c.outcome == FINISHED && c.sched != NULL && c.sched->any_lifetime)
+		record_abandoned(&c);
 	if (c.outcome == FINISHED)
 		sampler_round(c.fd, c.assoc, rec); /* the paths as the run left them */
 	/* close() on a one-to-one socket starts the graceful SHUTDOWN; the

@@ -4,6 +4,7 @@
 
 #include "addr.h"
 #include "arrival.h"
+#include "schedule.h"
 #include "sockopts.h"
 
 #include <stdbool.h>
@@ -38,6 +39,8 @@ struct config {
 	int64_t duration_ms;
 	bool unordered;
 	uint16_t send_streams; /* 0: every negotiated outbound stream */
+	const char *schedule_path; /* --schedule, as given */
+	struct schedule schedule;  /* its messages, read by cli_parse */
 	struct sock_opts opts;
 };
 

@@ -30,6 +30,11 @@ int endpoint_open(const struct config *cfg, uint16_t local_port)
 	 * association copies the socket's defaults when it is created. */
 	if (sockopts_apply(fd, &cfg->opts) != 0 || sockopts_subscribe(fd) != 0)
 		goto fail;
+	/* Only when some message has a lifetime: otherwise PR-SCTP is left
+	 * to the kernel (net.sctp.prsctp_enable), like every other option. */
+	if (cfg->role == ROLE_CLIENT && cfg->arrival == ARRIVAL_SCHEDULE &&
+	    cfg->schedule.any_lifetime && sockopts_want_prsctp(fd) != 0)
+		goto fail;
 	if (cfg->role == ROLE_SERVER) {
 		int on = 1;
 

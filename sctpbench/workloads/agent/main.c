@@ -44,7 +44,20 @@ static void write_meta(const struct config *cfg, struct records *r)
 	if (cfg->role == ROLE_CLIENT)
 		records_meta(r, "peer", cfg->peer_text);
 	records_meta_i64(r, "port", cfg->port);
-	if (cfg->role == ROLE_CLIENT) {
+	if (cfg->role == ROLE_CLIENT && cfg->arrival == ARRIVAL_SCHEDULE) {
+		/* The file decides sizes, times, streams and flags: the options
+		 * it overrides are "-", and the file is named instead. */
+		records_meta(r, "size", "-");
+		records_meta(r, "rate", "-");
+		records_meta(r, "arrival", arrival_kind_name(cfg->arrival));
+		records_meta(r, "seed", "-");
+		records_meta_i64(r, "duration_ms", cfg->duration_ms);
+		records_meta(r, "unordered", "-");
+		records_meta(r, "send_streams", "-");
+		records_meta_i64(r, "drain_timeout_ms", cfg->drain_timeout_ms);
+		records_meta(r, "schedule", cfg->schedule_path);
+		records_meta_i64(r, "schedule_messages", (int64_t)cfg->schedule.n);
+	} else if (cfg->role == ROLE_CLIENT) {
 		records_meta_i64(r, "size", (int64_t)cfg->size);
 		/* Saturate may run without --rate: "-" as for kernel defaults. */
 		records_meta(r, "rate", cfg->rate_text != NULL ? cfg->rate_text : "-");
@@ -87,10 +100,12 @@ int main(int argc, char **argv)
 
 	if (waiting_init() != 0) {
 		diag_errno(errno, "installing signal handling");
+		cli_free(&cfg);
 		return 1;
 	}
 	if (records_open(&rec, cfg.records_path) != 0) {
 		diag_errno(errno, "opening records file %s", cfg.records_path);
+		cli_free(&cfg);
 		return 1;
 	}
 	write_meta(&cfg, &rec);
@@ -101,5 +116,6 @@ int main(int argc, char **argv)
 		diag_errno(errno, "writing records file %s", cfg.records_path);
 		rc = 1;
 	}
+	cli_free(&cfg);
 	return rc;
 }

@@ -45,7 +45,9 @@ void records_param(struct records *r, int64_t t, const char *name, const char *v
 void records_param_u64(struct records *r, int64_t t, const char *name, uint64_t value);
 void records_peer(struct records *r, int64_t t, const struct sockaddr_storage *addr);
 /* t_sched: when the schedule wanted the message generated, so a reader can
- * tell how late the sender was (Poisson's schedule exists only in here);
+ * tell how late the sender was (Poisson's schedule exists only in here; a
+ * schedule file's is T + the message's offset); stream and size are the
+ * message's own, so a schedule file's messages map back to their lines;
  * RECORDS_NO_TIME, printed as "-", when there is no schedule (saturate). */
 #define RECORDS_NO_TIME INT64_MIN
 void records_tx(struct records *r, int64_t t_gen, uint64_t seq, unsigned stream,

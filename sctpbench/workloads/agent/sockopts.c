@@ -161,6 +161,53 @@ int sockopts_want_sender_dry(int fd, sctp_assoc_t assoc)
 	return subscribe_one(fd, assoc, SCTP_SENDER_DRY_EVENT, "SCTP_SENDER_DRY_EVENT");
 }
 
+int sockopts_want_prsctp(int fd)
+{
+	struct sctp_assoc_value av;
+
+	memset(&av, 0, sizeof(av));
+	av.assoc_id = SCTP_FUTURE_ASSOC;
+	av.assoc_value = 1;
+	if (set(fd, SCTP_PR_SUPPORTED, &av, sizeof(av), "SCTP_PR_SUPPORTED") != 0)
+		return -1;
+	memset(&av, 0, sizeof(av));
+	av.assoc_id = SCTP_FUTURE_ASSOC;
+	if (get(fd, SCTP_PR_SUPPORTED, &av, sizeof(av), "SCTP_PR_SUPPORTED") != 0)
+		return -1;
+	if (av.assoc_value != 1) {
+		diag("SCTP_PR_SUPPORTED reads back %u after setting 1", (unsigned)av.assoc_value);
+		return -1;
+	}
+	return 0;
+}
+
+int sockopts_pr_supported(int fd, sctp_assoc_t assoc)
+{
+	struct sctp_assoc_value av;
+	socklen_t len = sizeof(av);
+
+	memset(&av, 0, sizeof(av));
+	av.assoc_id = assoc;
+	if (getsockopt(fd, IPPROTO_SCTP, SCTP_PR_SUPPORTED, &av, &len) != 0)
+		return -1;
+	return av.assoc_value != 0;
+}
+
+int sockopts_pr_abandoned(int fd, sctp_assoc_t assoc, uint64_t *unsent, uint64_t *sent)
+{
+	struct sctp_prstatus ps;
+	socklen_t len = sizeof(ps);
+
+	memset(&ps, 0, sizeof(ps));
+	ps.sprstat_assoc_id = assoc;
+	ps.sprstat_policy = SCTP_PR_SCTP_ALL;
+	if (getsockopt(fd, IPPROTO_SCTP, SCTP_PR_ASSOC_STATUS, &ps, &len) != 0)
+		return -1;
+	*unsent = ps.sprstat_abandoned_unsent;
+	*sent = ps.sprstat_abandoned_sent;
+	return 0;
+}
+
 int sockopts_status(int fd, sctp_assoc_t assoc, struct sctp_status *st)
 {
 	socklen_t len = sizeof(*st);
@@ -255,6 +302,18 @@ int sockopts_write_params(int fd, sctp_assoc_t assoc, struct records *r, int64_t
 	records_param_u64(r, t, "sack_freq", si.sack_freq);
 
 	write_thresholds(fd, assoc, r, t);
+
+	switch (sockopts_pr_supported(fd, assoc)) {
+	case 1:
+		records_param_u64(r, t, "pr_supported", 1);
+		break;
+	case 0:
+		records_param_u64(r, t, "pr_supported", 0);
+		break;
+	default:
+		records_param(r, t, "pr_supported", "unsupported");
+		break;
+	}
 
 	if (get(fd, SCTP_NODELAY, &nodelay, sizeof(nodelay), "SCTP_NODELAY") != 0)
 		return -1;

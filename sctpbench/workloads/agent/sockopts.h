@@ -35,6 +35,18 @@ int sockopts_subscribe(int fd);
  * acknowledged. */
 int sockopts_want_sender_dry(int fd, sctp_assoc_t assoc);
 
+/* PR-SCTP (RFC 3758) for the associations this socket will have: sets
+ * SCTP_PR_SUPPORTED and reads it back; -1 (message printed) if the kernel
+ * refused.  Whether an association may use it is the peer's word too:
+ * sockopts_pr_supported tells, once it is up. */
+int sockopts_want_prsctp(int fd);
+/* 1 if the association negotiated PR-SCTP (the kernel's
+ * peer.prsctp_capable), 0 if not, -1 (errno set) if the kernel cannot say. */
+int sockopts_pr_supported(int fd, sctp_assoc_t assoc);
+/* Messages the association abandoned under PR-SCTP (every policy): not
+ * yet sent, and sent at least once.  -1 (errno set) if unavailable. */
+int sockopts_pr_abandoned(int fd, sctp_assoc_t assoc, uint64_t *unsent, uint64_t *sent);
+
 int sockopts_status(int fd, sctp_assoc_t assoc, struct sctp_status *st);
 int sockopts_set_primary(int fd, sctp_assoc_t assoc, const struct sockaddr_storage *addr);
 /* Writes the `param` records; -1 (message printed) on a failed read. */

@@ -6,6 +6,7 @@
 #include "../control.h"
 #include "../notify.h"
 #include "../records.h"
+#include "../schedule.h"
 #include <assert.h>
 #include <fcntl.h>
 #include <math.h>
@@ -107,31 +108,127 @@ static void test_notify(struct records *r)
 static void test_arrival(void)
 {
 	struct arrival a, b;
-	arrival_init(&a, ARRIVAL_PERIODIC, 50, 1, 1000);
+	arrival_init(&a, ARRIVAL_PERIODIC, 50, 1, NULL, 1000);
 	CHECK(arrival_next(&a) == 1000); CHECK(arrival_next(&a) == 1000 + 20000000); CHECK(arrival_next(&a) == 1000 + 40000000);
-	arrival_init(&a, ARRIVAL_PERIODIC, 3, 1, 0);
+	arrival_init(&a, ARRIVAL_PERIODIC, 3, 1, NULL, 0);
 	arrival_next(&a); CHECK(arrival_next(&a) == 333333333); CHECK(arrival_next(&a) == 666666667); CHECK(arrival_next(&a) == 1000000000);
-	arrival_init(&a, ARRIVAL_POISSON, 100, 7, 5); arrival_init(&b, ARRIVAL_POISSON, 100, 7, 5);
+	arrival_init(&a, ARRIVAL_POISSON, 100, 7, NULL, 5); arrival_init(&b, ARRIVAL_POISSON, 100, 7, NULL, 5);
 	int64_t prev = 0, first = 0; int same = 1; double sum = 0; int N = 200000;
 	for (int i = 0; i < N; i++) { int64_t x = arrival_next(&a), y = arrival_next(&b); if (x != y) same = 0; if (i == 0) first = x; else { CHECK(x >= prev); sum += (double)(x - prev); } prev = x; }
 	CHECK(same); CHECK(first == 5);
 	double mean = sum / (N - 1) / 1e6; printf("poisson mean gap %.4f ms (expect 10)\n", mean); CHECK(fabs(mean - 10) < 0.1);
-	arrival_init(&b, ARRIVAL_POISSON, 100, 8, 5); arrival_next(&b); arrival_init(&a, ARRIVAL_POISSON, 100, 7, 5); arrival_next(&a);
+	arrival_init(&b, ARRIVAL_POISSON, 100, 8, NULL, 5); arrival_next(&b); arrival_init(&a, ARRIVAL_POISSON, 100, 7, NULL, 5); arrival_next(&a);
 	CHECK(arrival_next(&a) != arrival_next(&b));
-	arrival_init(&a, ARRIVAL_POISSON, 0.001, 7, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
-	arrival_init(&a, ARRIVAL_PERIODIC, 0.001, 7, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
+	arrival_init(&a, ARRIVAL_POISSON, 0.001, 7, NULL, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
+	arrival_init(&a, ARRIVAL_PERIODIC, 0.001, 7, NULL, 5); for (int i = 0; i < 1000; i++) arrival_next(&a);
+	/* schedule: t0 + each offset, then INT64_MAX (no next message) */
+	{
+		struct schedule_msg m[3] = { { 0, 16, 0, 0, false }, { 5, 16, 0, 0, false }, { 5, 16, 0, 0, false } };
+		struct schedule s = { .m = m, .n = 3, .cap = 3 };
+		arrival_init(&a, ARRIVAL_SCHEDULE, 0, 0, &s, 1000);
+		CHECK(arrival_next(&a) == 1000); CHECK(arrival_next(&a) == 1005); CHECK(arrival_next(&a) == 1005);
+		CHECK(arrival_next(&a) == INT64_MAX); CHECK(arrival_next(&a) == INT64_MAX);
+		s.n = 0; arrival_init(&a, ARRIVAL_SCHEDULE, 0, 0, &s, 1000); CHECK(arrival_next(&a) == INT64_MAX);
+	}
 	/* saturate: no schedule, every message due from t0 on; rate unused */
-	arrival_init(&a, ARRIVAL_SATURATE, 0, 7, 42); for (int i = 0; i < 100; i++) CHECK(arrival_next(&a) == 42);
+	arrival_init(&a, ARRIVAL_SATURATE, 0, 7, NULL, 42); for (int i = 0; i < 100; i++) CHECK(arrival_next(&a) == 42);
 	enum arrival_kind k = ARRIVAL_POISSON;
 	CHECK(arrival_kind_parse("periodic", &k) == 0 && k == ARRIVAL_PERIODIC);
 	CHECK(arrival_kind_parse("poisson", &k) == 0 && k == ARRIVAL_POISSON);
 	CHECK(arrival_kind_parse("saturate", &k) == 0 && k == ARRIVAL_SATURATE);
 	k = ARRIVAL_PERIODIC;
 	CHECK(arrival_kind_parse("Saturate", &k) != 0 && arrival_kind_parse("", &k) != 0 && arrival_kind_parse("saturated", &k) != 0 && k == ARRIVAL_PERIODIC);
-	for (int i = ARRIVAL_PERIODIC; i <= ARRIVAL_SATURATE; i++) { CHECK(arrival_kind_parse(arrival_kind_name((enum arrival_kind)i), &k) == 0 && k == (enum arrival_kind)i); }
+	CHECK(arrival_kind_parse("schedule", &k) == 0 && k == ARRIVAL_SCHEDULE);
+	for (int i = ARRIVAL_PERIODIC; i <= ARRIVAL_SCHEDULE; i++) { CHECK(arrival_kind_parse(arrival_kind_name((enum arrival_kind)i), &k) == 0 && k == (enum arrival_kind)i); }
 	struct prng p; prng_seed(&p, 0); uint64_t v0 = prng_next(&p); prng_seed(&p, 0); CHECK(prng_next(&p) == v0);
 	printf("prng seed0 first %llu\n", (unsigned long long)v0);
 	puts("arrival ok");
+}
+
+/* One line through the parser: 1 message, 0 blank/comment, -1 bad. */
+static int line(const char *text, struct schedule_msg *m)
+{
+	const char *why = NULL; int rc = schedule_parse_line(text, m, &why);
+	if (rc < 0 && (why == NULL || why[0] == '\0')) { fprintf(stderr, "no reason for '%s'\n", text); fails++; }
+	return rc;
+}
+
+/* A whole file from memory; err gets the message. */
+static int read_text(const char *text, size_t len, struct schedule *s, char *err, size_t errlen)
+{
+	FILE *f = fmemopen((void *)text, len, "r"); assert(f != NULL);
+	err[0] = '\0';
+	int rc = schedule_read(s, f, "sched.txt", err, errlen);
+	fclose(f);
+	return rc;
+}
+
+static void test_schedule(void)
+{
+	struct schedule_msg m; struct schedule s; char err[256];
+	/* good lines */
+	CHECK(line("0 16 0 - 0", &m) == 1 && m.offset_ns == 0 && m.size == 16 && m.stream == 0 && !m.unordered && m.lifetime_ms == 0);
+	CHECK(line(" 123\t1048576   65535 u 604800000  # frame 3, fragment 2", &m) == 1 && m.offset_ns == 123 && m.size == 1048576 &&
+	      m.stream == 65535 && m.unordered && m.lifetime_ms == 604800000);
+	CHECK(line("604800000000000 200 3 - 1\r", &m) == 1 && m.offset_ns == INT64_C(604800000000000) && m.lifetime_ms == 1);
+	CHECK(line("007 0100 00 - 00", &m) == 1 && m.offset_ns == 7 && m.size == 100);
+	CHECK(line("1 16 0 - 0#comment", &m) == 1);
+	/* blank and comment lines */
+	CHECK(line("", &m) == 0); CHECK(line("   \t \r", &m) == 0); CHECK(line("# 0 16 0 - 0", &m) == 0); CHECK(line("   #", &m) == 0);
+	/* bad lines */
+	const char *bad[] = {
+		"0 16 0 -", "0 16 0 - 0 0", "0", "0 15 0 - 0", "0 1048577 0 - 0", "0 0 0 - 0", "0 16 65536 - 0",
+		"0 16 0 x 0", "0 16 0 uu 0", "0 16 0 U 0", "0 16 0 -- 0", "0 16 0 - 604800001", "0 16 0 - -1",
+		"-1 16 0 - 0", "+1 16 0 - 0", "1e3 16 0 - 0", "0x10 16 0 - 0", "604800000000001 16 0 - 0",
+		"99999999999999999999999 16 0 - 0", "18446744073709551616 16 0 - 0", "1.5 16 0 - 0", "0 16 -1 - 0",
+		"0 16 0 - 0 # ok", /* placeholder, checked good below */
+	};
+	for (size_t i = 0; i + 1 < sizeof bad / sizeof bad[0]; i++) {
+		if (line(bad[i], &m) != -1) { fprintf(stderr, "accepted bad line '%s'\n", bad[i]); fails++; }
+	}
+	CHECK(line(bad[sizeof bad / sizeof bad[0] - 1], &m) == 1);
+	const char *why = NULL;
+	CHECK(schedule_parse_line("0 16 0 - 0 0", &m, &why) == -1 && strstr(why, "more than 5 fields") != NULL);
+	CHECK(schedule_parse_line("0 16 0 u", &m, &why) == -1 && strstr(why, "fewer than 5 fields") != NULL);
+	CHECK(schedule_parse_line("0 16 0 z 0", &m, &why) == -1 && strstr(why, "FLAGS") != NULL);
+
+	/* whole files */
+	const char *good = "# video: frame 0 in 2 fragments, frame 1 in 1\n\n0 1200 0 - 0\n0 300 0 - 0\n"
+			   "33333333 900 2 u 40\n33333333 16 1 - 0 # equal offsets are fine\n50000000 100 2 - 0";
+	CHECK(read_text(good, strlen(good), &s, err, sizeof err) == 0);
+	CHECK(s.n == 5 && s.max_size == 1200 && s.max_stream == 2 && s.max_stream_line == 5 && s.any_lifetime);
+	CHECK(s.m[2].offset_ns == 33333333 && s.m[2].unordered && s.m[2].lifetime_ms == 40 && s.m[3].size == 16 && s.m[4].offset_ns == 50000000);
+	schedule_free(&s); CHECK(s.m == NULL && s.n == 0);
+	CHECK(read_text("", 0, &s, err, sizeof err) == 0 && s.n == 0 && s.max_size == 0 && !s.any_lifetime); schedule_free(&s);
+	CHECK(read_text("0 16 0 - 0\n", 11, &s, err, sizeof err) == 0 && s.n == 1 && !s.any_lifetime); schedule_free(&s);
+	const char *down = "0 16 0 - 0\n# c\n10 16 0 - 0\n9 16 0 - 0\n";
+	CHECK(read_text(down, strlen(down), &s, err, sizeof err) == -1 && strstr(err, "sched.txt:4: ") == err && strstr(err, "decrease") != NULL);
+	CHECK(s.m == NULL && s.n == 0); /* freed on failure */
+	const char *badline = "0 16 0 - 0\n0 16 0 - 0\n0 16 0 y 0\n";
+	CHECK(read_text(badline, strlen(badline), &s, err, sizeof err) == -1 && strncmp(err, "sched.txt:3: bad FLAGS", 22) == 0);
+	printf("schedule error: %s\n", err);
+	const char nul[] = "0 16 0 - 0\n0 16\0 0 - 0\n";
+	CHECK(read_text(nul, sizeof nul - 1, &s, err, sizeof err) == -1 && strncmp(err, "sched.txt:2: NUL", 16) == 0);
+	/* line length: 1024 characters are fine, 1025 are not */
+	char longl[1100]; memset(longl, ' ', sizeof longl); memcpy(longl, "0 16 0 - 0", 10);
+	longl[1024] = '\n'; CHECK(read_text(longl, 1025, &s, err, sizeof err) == 0 && s.n == 1); schedule_free(&s);
+	CHECK(read_text(longl, 1024, &s, err, sizeof err) == 0 && s.n == 1); schedule_free(&s); /* no newline at EOF */
+	longl[1024] = ' '; longl[1025] = '\n';
+	CHECK(read_text(longl, 1026, &s, err, sizeof err) == -1 && strstr(err, "sched.txt:1: line longer") == err);
+	CHECK(read_text(longl, 1025, &s, err, sizeof err) == -1); /* 1025 without a newline */
+	/* the limits: 10 million lines, 2 million messages */
+	size_t nl = (size_t)SCHEDULE_LINES_MAX + 1; char *big = malloc(nl); assert(big != NULL); memset(big, '\n', nl);
+	CHECK(read_text(big, nl - 1, &s, err, sizeof err) == 0 && s.n == 0); schedule_free(&s);
+	CHECK(read_text(big, nl, &s, err, sizeof err) == -1 && strcmp(err, "sched.txt: more than 10000000 lines") == 0);
+	free(big);
+	const char *one = "0 16 0 - 0\n"; size_t ol = strlen(one), nm = (size_t)SCHEDULE_MESSAGES_MAX + 1;
+	big = malloc(ol * nm); assert(big != NULL); for (size_t i = 0; i < nm; i++) memcpy(big + i * ol, one, ol);
+	CHECK(read_text(big, ol * (nm - 1), &s, err, sizeof err) == 0 && s.n == SCHEDULE_MESSAGES_MAX); schedule_free(&s);
+	CHECK(read_text(big, ol * nm, &s, err, sizeof err) == -1 && strcmp(err, "sched.txt:2000001: more than 2000000 messages") == 0);
+	free(big);
+	/* schedule_load: a missing file */
+	CHECK(schedule_load(&s, "/nonexistent/sched", err, sizeof err) == -1 && strstr(err, "/nonexistent/sched: ") == err);
+	puts("schedule ok");
 }
 
 /* Client command line: the arrival word and the rate/seed rules that
@@ -146,6 +243,22 @@ static int parse_client(const char *arrival, const char *rate, bool seed, struct
 	if (arrival) { argv[n++] = "--arrival"; argv[n++] = arrival; }
 	if (rate) { argv[n++] = "--rate"; argv[n++] = rate; }
 	if (seed) { argv[n++] = "--seed"; argv[n++] = "3"; }
+	argv[n] = NULL;
+	return cli_parse(n, (char **)argv, cfg);
+}
+
+static int parse_schedule(const char *file, const char *arrival, bool extras, struct config *cfg)
+{
+	const char *argv[40]; int n = 0;
+	argv[n++] = "sctpbench-agent"; argv[n++] = "client";
+	argv[n++] = "--local"; argv[n++] = "198.18.0.1"; argv[n++] = "--peer"; argv[n++] = "198.18.0.2";
+	argv[n++] = "--port"; argv[n++] = "5000"; argv[n++] = "--records"; argv[n++] = "/dev/null"; argv[n++] = "--duration"; argv[n++] = "100";
+	if (arrival) { argv[n++] = "--arrival"; argv[n++] = arrival; }
+	if (file) { argv[n++] = "--schedule"; argv[n++] = file; }
+	if (extras) {
+		const char *x[] = { "--size", "1000", "--rate", "50", "--seed", "1", "--send-streams", "2", "--unordered" };
+		for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) argv[n++] = x[i];
+	}
 	argv[n] = NULL;
 	return cli_parse(n, (char **)argv, cfg);
 }
@@ -168,7 +281,25 @@ static void test_cli(void)
 	CHECK(parse_client("periodic", NULL, true, &cfg) == 2);    /* --rate required */
 	CHECK(parse_client("bulk", "1", true, &cfg) == 2);
 	CHECK(parse_client(NULL, "1", true, &cfg) == 2);
+	/* --arrival schedule: the file instead of --size/--rate/--seed */
+	const char *sched = "/tmp/unit-sched.txt", *badsched = "/tmp/unit-sched-bad.txt";
+	FILE *f = fopen(sched, "w"); assert(f != NULL); fputs("0 100 0 - 0\n1000 200 3 u 50\n", f); fclose(f);
+	f = fopen(badsched, "w"); assert(f != NULL); fputs("0 100 0 - 0\n1000 200 3 u\n", f); fclose(f);
+	CHECK(parse_schedule(sched, "schedule", false, &cfg) == 0 && cfg.arrival == ARRIVAL_SCHEDULE && cfg.schedule.n == 2 &&
+	      cfg.schedule.max_size == 200 && cfg.schedule.any_lifetime && strcmp(cfg.schedule_path, sched) == 0);
+	cli_free(&cfg); CHECK(cfg.schedule.m == NULL);
+	CHECK(parse_schedule(sched, "schedule", true, &cfg) == 0 && cfg.schedule.n == 2); /* ignored options accepted */
+	cli_free(&cfg);
+	CHECK(parse_schedule(badsched, "schedule", false, &cfg) == 2 && cfg.schedule.m == NULL);
+	CHECK(parse_schedule("/nonexistent/sched", "schedule", false, &cfg) == 2);
+	CHECK(parse_schedule(NULL, "schedule", false, &cfg) == 2);   /* --schedule required */
+	CHECK(parse_schedule(sched, "periodic", true, &cfg) == 2);   /* --schedule only with schedule */
+	CHECK(parse_schedule(sched, NULL, true, &cfg) == 2);
+	const char *srv[] = { "sctpbench-agent", "server", "--local", "198.18.0.1", "--port", "1", "--records", "/dev/null",
+			      "--schedule", sched, NULL };
+	CHECK(cli_parse(10, (char **)srv, &cfg) == 2);             /* client only */
 	fflush(stderr); dup2(saved, 2); close(saved); close(devnull);
+	unlink(sched); unlink(badsched);
 	puts("cli ok");
 }
 
@@ -177,7 +308,7 @@ int main(void)
 	struct records r;
 	const char *path = "/tmp/unit.rec";
 	CHECK(records_open(&r, path) == 0);
-	test_control(); test_addr(); test_notify(&r); test_arrival(); test_cli();
+	test_control(); test_addr(); test_notify(&r); test_arrival(); test_schedule(); test_cli();
 	struct sockaddr_storage a; addr_parse("198.18.0.1", 1, &a);
 	records_meta(&r, "k", "v"); records_tx(&r, 1, 2, 3, 4, 5, 0); records_tx(&r, 6, 7, 0, 4, 8, RECORDS_NO_TIME); records_rx(&r, 1, false, 0, false, 0, 9, 0, &a);
 	records_rx(&r, 1, true, 2, true, 70000, 9, 3, &a); records_path(&r, 1, &a, "ACTIVE", 1, 2, 3, 4, true);
