@@ -54,7 +54,7 @@ int udpgen_parse(int argc, char **argv, struct udpgen_config *cfg, FILE *err)
 		case 's': if (number(optarg, UDPGEN_HEADER, 65507, &v)) return fail(err, "bad --size", optarg);
 			cfg->size = (int)v; break;
 		case 'r': if (number(optarg, 0.001, 1e6, &cfg->rate)) return fail(err, "bad --rate", optarg); break;
-		case 'a': if (arrival_kind_parse(optarg, &cfg->arrival) || cfg->arrival == ARRIVAL_SATURATE)
+		case 'a': if (arrival_kind_parse(optarg, &cfg->arrival) || (cfg->arrival != ARRIVAL_PERIODIC && cfg->arrival != ARRIVAL_POISSON))
 				return fail(err, "bad --arrival (periodic or poisson)", optarg);
 			break;
 		case 'S': if (number(optarg, 0, 1.8e19, &v)) return fail(err, "bad --seed", optarg);

@@ -42,7 +42,7 @@ int udpgen_send(const struct udpgen_config *cfg, FILE *records)
 	if (udpgen_wait_start(&t0) != 0)
 		return 1;
 	end = t0 + cfg->duration_ns;
-	arrival_init(&a, cfg->arrival, cfg->rate, cfg->seed, t0);
+	arrival_init(&a, cfg->arrival, cfg->rate, cfg->seed, NULL, t0);
 	for (int64_t t = arrival_next(&a); t < end; t = arrival_next(&a), seq++) {
 		struct timespec ts = ns_to_timespec(t);
 		ssize_t n;
