@@ -167,10 +167,10 @@ def _run(wrapper: Path, tmp_path: Path, msgs: list[Message], experiment_text: st
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr + r.stdout
     run_dir = Path(json.loads(r.stdout)["runs"][0]["directory"])
-    for name in ("client", "server"):
+    for name in ("main.client", "main.server"):
         stderr = (run_dir / "records" / f"{name}.stderr").read_text()
         assert "runtime error" not in stderr and "ERROR SUMMARY" not in stderr, stderr
-    return records.read(run_dir / "records/client.rec"), records.read(run_dir / "records/server.rec")
+    return records.read(run_dir / "records/main.client.rec"), records.read(run_dir / "records/main.server.rec")
 
 
 @pytest.mark.guest
