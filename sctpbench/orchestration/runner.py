@@ -3,7 +3,7 @@
 A session folder holds the resolved experiment and one folder per repetition:
   <out>/<experiment>-<YYYYmmdd-HHMMSS>/experiment.yaml
                                       summary.json           runs and mean/ci95
-                                      run-001/ …             see collectors/store.py
+                                      run-001/ …             see analysis/store.py
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Recognise and read the three kinds of results folder a report is made of.
 
-run       plan.json (collectors/store.py lists the rest)
+run       plan.json (analysis/store.py lists the rest)
 session   summary.json and run-*/ folders (orchestration/runner.py), calibration.json when calibrated
 campaign  campaign.json, campaign.parquet, configs.parquet, runs/<run_key>/ run folders
 """

@@ -1,6 +1,6 @@
 """What the figures show, computed from a run's tables: plain data, no drawing.
 
-Inputs are the rows of the results store's tables (collectors/store.py) as dicts, so a
+Inputs are the rows of the results store's tables (analysis/store.py) as dicts, so a
 test can hand-make them. Times on the figures are seconds from t0 (every endpoint ready),
 which is what `t_rel_ns` holds.
 """
