@@ -57,16 +57,9 @@ def concrete(plan: Plan, c: Command) -> NsCommand:
 
 def setup(plan: Plan) -> list[NsCommand]:
     """The plan's setup, with the namespaces created once the kernel modules are loaded."""
-    out: list[NsCommand] = []
-    created = False
-    for c in plan.setup:
-        if c.tool != "modprobe" and not created:
-            out += [NsCommand("ip", ["netns", "add", ns]) for ns in namespaces(plan).values()]
-            created = True
-        out.append(concrete(plan, c))
-    if not created:
-        out += [NsCommand("ip", ["netns", "add", ns]) for ns in namespaces(plan).values()]
-    return out
+    loaded = next((i for i, c in enumerate(plan.setup) if c.tool != "modprobe"), len(plan.setup))
+    created = [NsCommand("ip", ["netns", "add", ns]) for ns in namespaces(plan).values()]
+    return [concrete(plan, c) for c in plan.setup[:loaded]] + created + [concrete(plan, c) for c in plan.setup[loaded:]]
 
 
 def process_argv(plan: Plan, p: Process, run_dir: str) -> list[str]:

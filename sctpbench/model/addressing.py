@@ -57,11 +57,6 @@ def endpoint_slot(path_index: int, end: int, emulated: bool) -> tuple[int, int]:
     return (2 * path_index + end if emulated else path_index), end + 1
 
 
-def endpoint_address(path_index: int, end: int, emulated: bool) -> str:
-    """The IPv4 address of an end of a path (see endpoint_slot)."""
-    return subnet_address(*endpoint_slot(path_index, end, emulated))
-
-
 def slot_addresses(n: int, host: int, family: str) -> list[str]:
     """The addresses of a slot for a path of `family`: IPv4 first on a dual-stack path."""
     return ([subnet_address(n, host)] if family in ("ipv4", "dual") else []) + (

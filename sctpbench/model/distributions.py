@@ -9,6 +9,7 @@ as the experiment file names them, drawn with a seeded generator of the caller's
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import random
 from dataclasses import dataclass, field
@@ -67,12 +68,14 @@ class Empirical:
     values: tuple[float, ...]
     weights: tuple[float, ...] = field(default=())
 
+    @functools.cached_property
     def _cumulative(self) -> list[float]:
+        """Computed once: a schedule draws from it for every message."""
         weights = self.weights or tuple(1.0 for _ in self.values)
         return list(itertools.accumulate(weights))
 
     def draw(self, rng: random.Random) -> float:
-        cumulative = self._cumulative()
+        cumulative = self._cumulative
         return self.values[bisect.bisect_right(cumulative, rng.random() * cumulative[-1])]
 
     @property

@@ -277,6 +277,11 @@ class Experiment(_Model):
         own = {k: getattr(association.sctp, k) for k in SctpParams.model_fields if getattr(association.sctp, k) is not None}
         return self.sctp.model_copy(update=own)
 
+    def paths_of(self, association: Workload) -> list[str]:
+        """The paths joining the association's two hosts, in the topology's order."""
+        ends = {association.client, association.server}
+        return [name for name, path in self.topology.paths.items() if set(path.between) == ends]
+
     @property
     def end_ns(self) -> int:
         """When the last association stops generating, from t0 (before any `vary: start`)."""
@@ -616,9 +621,8 @@ def _event_context(exp: Experiment) -> Context:
     peers: list[tuple[str, str]] = []
     several = len(exp.associations) > 1
     for a in exp.associations:
-        for name, path in exp.topology.paths.items():
-            if set(path.between) != {a.client, a.server}:
-                continue
+        for name in exp.paths_of(a):
+            path = exp.topology.paths[name]
             paths += [name] if name not in paths else []
             shown = f"{name}, {a.name}" if several else name
             peers += [(shown, address) for address in endpoint_addresses(indexes[name], path.between.index(a.server),
@@ -685,7 +689,7 @@ def _check_associations(exp: Experiment, source: Source, fail: Any) -> list[str]
         streams = exp.association_sctp(a).streams
         if streams is not None and a.streams > streams:
             fail(loc + ("streams",), f"{a.streams} streams but sctp.streams asks for {streams}")
-        joining = [n for n, p in exp.topology.paths.items() if set(p.between) == {a.client, a.server}]
+        joining = exp.paths_of(a)
         if not joining:
             fail(loc, f"no path joins {a.client} and {a.server}")
         placed += [n for n in joining if n not in placed]

@@ -108,8 +108,7 @@ def _first(exp: Experiment) -> Workload:
 
 
 def _association_paths(exp: Experiment) -> list[str]:
-    w = _first(exp)
-    return [n for n, p in exp.topology.paths.items() if set(p.between) == {w.client, w.server}]
+    return exp.paths_of(_first(exp))
 
 
 def _derive(exp: Experiment, name: str, slot_ns: int, workload: dict[str, Any], capture: bool) -> Experiment:
