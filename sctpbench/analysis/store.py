@@ -10,10 +10,13 @@ A run folder after collection holds, besides what the backend wrote:
   path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per association, endpoint and path
   params.json           requested values, sysctls read back, association values read back
                         (per association under `associations`; `association`: the first's)
+  frames.parquet        video associations: one row per frame (analysis/frames.py): its
+                        messages, when due, when its last piece arrived, frame MTT, late
   summary.json          metrics of the run across its associations (metrics.across_associations
                         says how each is summarised), each association's own metrics, failure
                         and detection model under `associations`, event lags, the timing
-                        self-check (analysis/selfcheck.py), status: ok, disturbed or failed
+                        self-check (analysis/selfcheck.py), status: ok, disturbed or failed;
+                        video frame figures per association, offered load per path (load)
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import metrics, selfcheck
+from sctpbench.analysis import frames, load, metrics, selfcheck
 from sctpbench.collectors import records
+from sctpbench.plan import schedule
 from sctpbench.plan.data import Association, Link, Plan
 
 
@@ -170,6 +174,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
             d.messages.append(metrics.Message(tx.seq, tx.t_gen_ns, row["t_rx_ns"], row["path"]))
             d.rows.append(row)
     _write_table(run_dir / "messages.parquet", [r for d in data for r in d.rows], MESSAGE_SCHEMA)
+    video = _frames(run_dir, data, t0)
 
     event_rows = [timeline_event_row(e, path_of, rel) for e in events]
     for d in data:
@@ -199,6 +204,11 @@ def collect(run_dir: Path) -> dict[str, Any]:
 
     check = _selfcheck(plan, data, events)
     per = {d.plan.name: _association_summary(d, plan.links, events, kernel, hz) for d in data}
+    for name, figures in video.items():
+        per[name]["video"] = figures
+    offered = [_offered(d, plan.links) for d in data]
+    for d, o in zip(data, offered, strict=True):
+        per[d.plan.name]["offered_wire_bps"] = o.bps if o else None
     run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages])
     model = _summary_model(per, run)
     summary = {
@@ -216,9 +226,39 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "peers_seen": data[0].client.peers if data else [],
         "paths_used": sorted({m.path for d in data for m in d.messages if m.path}),
         "associations": per,
+        "load": load.per_path(plan.links, [o for o in offered if o is not None]),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+def _frames(run_dir: Path, data: list[AssociationData], t0: int | None) -> dict[str, dict[str, Any]]:
+    """frames.parquet for the video associations; their frame metrics by association."""
+    rows: list[dict[str, Any]] = []
+    out: dict[str, dict[str, Any]] = {}
+    for d in data:
+        file = run_dir / d.plan.schedule if d.plan.schedule else None
+        if d.plan.workload.get("type") != "video" or file is None or not file.exists():
+            continue
+        arrived = {r["seq"]: r["t_rx_ns"] for r in d.rows}
+        sent = [frames.Sent(tx.seq, tx.t_sched_ns, arrived.get(tx.seq)) for tx in d.client.tx]
+        deadline = int(d.plan.workload["deadline_ns"])
+        mine = frames.frame_rows(schedule.parse(file.read_text()), sent, deadline, d.plan.name, t0)
+        out[d.plan.name] = frames.frame_metrics(mine, deadline)
+        rows += mine
+    if out:
+        _write_table(run_dir / "frames.parquet", rows, frames.FRAME_SCHEMA)
+    return out
+
+
+def _offered(d: AssociationData, links: list[Link]) -> load.Offered | None:
+    """What the client sent, on the wire, over its duration, on its first path."""
+    if not d.plan.paths:
+        return None
+    link = next(x for x in links if x.path == d.plan.paths[0].path)
+    sent = sum(schedule.wire_bytes(tx.size) for tx in d.client.tx)
+    seconds = int(d.plan.workload["duration_ns"]) / 1e9
+    return load.Offered(d.plan.name, link.path, load.direction_from(link, d.plan.client), sent * 8 / seconds)
 
 
 def _association_summary(d: AssociationData, links: list[Link], events: list[dict[str, Any]], kernel: dict[str, Any],
@@ -340,5 +380,6 @@ def _detection_model(d: AssociationData, links: list[Link], failure: metrics.Fai
         rto_ms=before[-1].rto_ms, rto_max_ms=rto_max, path_max_retrans=pmr, rtt_ms=rtt_ms,
         sack_delay_ms=sack_delay,
         # a saturating sender always has data: no wait for the next message
-        message_interval_ms=0.0 if d.plan.workload["arrival"] == "saturate" else 1000.0 / d.plan.workload["rate"],
+        message_interval_ms=0.0 if d.plan.workload["arrival"] == "saturate" or not d.plan.workload["rate"]
+        else 1000.0 / d.plan.workload["rate"],
     )

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, NoReturn
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
-from sctpbench.model import influxurl, inputfile, sctp_params, shaping, units
+from sctpbench.model import influxurl, inputfile, messages, sctp_params, shaping, units
 from sctpbench.model.addressing import Family, endpoint_addresses
 from sctpbench.model.errors import SpecError
 from sctpbench.model.events import registry
@@ -39,6 +39,7 @@ from sctpbench.model.fields import (  # the file's value types, also as spec.Dur
     Timer,
 )
 from sctpbench.model.fields import Model as _Model
+from sctpbench.model.messages import MixStream, Video
 from sctpbench.model.tolerances import Tolerances
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
@@ -144,10 +145,19 @@ SYSCTL_PARAMS = tuple(p.key for p in sctp_params.PARAMS if p.where == "sysctl")
 KERNEL_WIDE_PARAMS = tuple(p.key for p in sctp_params.PARAMS if p.where == "buffer")
 
 
-class Workload(_Model):
-    """One SCTP association: its two endpoints (hosts of the topology) and its messages."""
+# Keys that only a signaling workload reads; video and mix workloads take theirs from video: and mix:.
+LINUX_STREAMS = sctp_params.BY_KEY["streams"].linux_default  # outbound streams when sctp.streams is unset
+MAX_NAME_LENGTH = 10  # NAME_PATTERN's
+SIGNALING_KEYS = ("size", "rate", "arrival", "ordered", "streams")
+MAX_COUNT = 100
 
-    type: Literal["signaling"] = "signaling"
+
+class Workload(_Model):
+    """One SCTP association (or `count` alike): its two endpoints (hosts of the topology) and its messages."""
+
+    type: Literal["signaling", "video", "mix"] = Field(
+        default="signaling", description="signaling: fixed-size messages at a rate; video: a frame trace (video:); "
+        "mix: streams with sizes and gaps from distributions (mix:)")
     client: Name
     server: Name
     size: Annotated[Size, Field(ge=16, le=65536)] = 200
@@ -163,6 +173,48 @@ class Workload(_Model):
     name: Name | None = Field(default=None, description=f"the association's name, unique (required under workloads:; "
                               f"a single workload: is named {DEFAULT_ASSOCIATION!r})")
     sctp: SctpParams | None = Field(default=None, description="this association's values over the experiment's sctp:")
+    video: Video | None = Field(default=None, description="type: video: the frame trace and how it is sent")
+    mix: Annotated[list[MixStream], Field(min_length=1)] | None = Field(
+        default=None, description="type: mix: one entry per stream of messages")
+    count: Annotated[int, Field(ge=1, le=MAX_COUNT)] = Field(
+        default=1, description="this many associations alike, named NAME1…NAMEn, server ports port…port+n-1")
+    start_window: Annotated[Duration, Field(ge=0)] = Field(
+        default=0, description="each association starts at start plus a seeded uniform draw in [0, this), per repetition")
+
+    @model_validator(mode="after")
+    def _type_keys(self) -> Workload:
+        if self.type == "video" and self.video is None:
+            raise ValueError("type: video needs video: (a trace)")
+        if self.type == "mix" and self.mix is None:
+            raise ValueError("type: mix needs mix: (a list of streams)")
+        if self.type != "video" and self.video is not None:
+            raise ValueError(f"video: is for type: video, not {self.type}")
+        if self.type != "mix" and self.mix is not None:
+            raise ValueError(f"mix: is for type: mix, not {self.type}")
+        unused = [k for k in SIGNALING_KEYS if k in self.model_fields_set] if self.type != "signaling" else []
+        if unused:
+            raise ValueError(f"{', '.join(unused)}: only for type: signaling; a {self.type} workload's messages come "
+                             f"from {self.type}:")
+        return self
+
+    @property
+    def end_ns(self) -> int:
+        """When its last association stops generating, at the latest (a start drawn in the window)."""
+        return self.start + self.start_window + self.duration
+
+    @property
+    def random(self) -> bool:
+        """Whether its messages or start differ from one repetition (seed) to the next."""
+        dists = [d for m in self.mix or [] for d in (m.size, m.gap, m.burst, m.pause) if d is not None]
+        return (self.type == "signaling" and self.arrival == "poisson") or bool(self.start_window) \
+            or any(d.kind != "constant" for d in dists)
+
+    def copies(self) -> list[Workload]:
+        """`count: N` as N associations NAME1…NAMEn on ports port…port+n-1; one as itself."""
+        if self.count == 1:
+            return [self]
+        return [self.model_copy(update={"name": f"{self.name}{i}", "port": self.port + i - 1, "count": 1})
+                for i in range(1, self.count + 1)]
 
 
 _TOLERANCE = Tolerances()
@@ -263,7 +315,13 @@ class Experiment(_Model):
 
     @property
     def associations(self) -> list[Workload]:
-        """Every association, named: `workloads:`, or the single `workload:` as one named main."""
+        """Every association, named: `workloads:`, or the single `workload:` as one named main;
+        an entry with `count: N` is N of them."""
+        return [one for entry in self.workload_entries for one in entry.copies()]
+
+    @property
+    def workload_entries(self) -> list[Workload]:
+        """The entries as written, named (`workloads:`, or `workload:` named main), before `count` expands them."""
         if self.workloads is not None:
             return list(self.workloads)
         if self.workload is None:
@@ -285,7 +343,7 @@ class Experiment(_Model):
     @property
     def end_ns(self) -> int:
         """When the last association stops generating, from t0 (before any `vary: start`)."""
-        return max((a.start + a.duration for a in self.associations), default=0)
+        return max((a.end_ns for a in self.associations), default=0)
 
 
 # ---------------------------------------------------------------------------- loading
@@ -400,6 +458,46 @@ def _read_pattern_files(data: dict[str, Any], base_dir: Path, lines: dict[tuple[
         pattern["positions"] = positions
 
 
+def _raw_entries(data: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:
+    """The workload entries as read, with their keys, before validation."""
+    if isinstance(data.get("workloads"), list):
+        return [(("workloads", str(i)), w) for i, w in enumerate(data["workloads"])]
+    return [(("workload",), data["workload"])] if "workload" in data else []
+
+
+def _read_empirical_files(data: dict[str, Any], base_dir: Path, lines: dict[tuple[str, ...], int], file: str) -> None:
+    """`{empirical: {file: F}}` in a mix → the file's values and weights, read relative to the experiment."""
+    parsers = {"size": units.parse_size, "gap": units.parse_duration, "burst": units.parse_duration,
+               "pause": units.parse_duration}
+    for loc, entry in _raw_entries(data):
+        mix = entry.get("mix") if isinstance(entry, dict) else None
+        for i, stream in enumerate(mix if isinstance(mix, list) else []):
+            for key, parse in parsers.items():
+                dist = stream.get(key) if isinstance(stream, dict) else None
+                arg = dist.get("empirical") if isinstance(dist, dict) else None
+                if not isinstance(dist, dict) or not isinstance(arg, dict) or "file" not in arg:
+                    continue
+                at = loc + ("mix", str(i), key, "empirical", "file")
+                where = f"{file}:{lines[at]}" if at in lines else file
+                if set(arg) != {"file"}:
+                    raise SpecError(f"{where}: {'.'.join(at)}: give values (and weights) or a file, not both")
+                dist["empirical"] = messages.read_empirical(base_dir / str(arg["file"]), f"{where}: {'.'.join(at)}", parse)
+
+
+def _resolve_videos(exp: Experiment, base_dir: Path, source: Source) -> Experiment:
+    """Each video workload's trace read in (messages.resolve_video)."""
+    def resolved(w: Workload, loc: tuple[str, ...]) -> Workload:
+        if w.video is None:
+            return w
+        at = loc + ("video", "trace")
+        return w.model_copy(update={"video": messages.resolve_video(w.video, base_dir, f"{source.where(at)}: {'.'.join(at)}")})
+    if exp.workloads is not None:
+        return exp.model_copy(update={"workloads": [resolved(w, ("workloads", str(i))) for i, w in enumerate(exp.workloads)]})
+    if exp.workload is not None:
+        return exp.model_copy(update={"workload": resolved(exp.workload, ("workload",))})
+    return exp
+
+
 def set_label(text: str) -> str:
     """`--set KEY=VALUE` as messages show it: a value pasted by mistake is cut."""
     return f"--set {text}" if len(text) <= 100 else f"--set {text[:100]}… ({len(text)} characters)"
@@ -453,6 +551,7 @@ def load(path: str | Path, overrides: Sequence[str] = ()) -> Experiment:
         raise SpecError(f"{file}: the experiment must be a mapping with keys {', '.join(Experiment.model_fields)}")
     data = _resolve_topology(data, path.parent, lines, file)
     _read_pattern_files(data, path.parent, lines, file)
+    _read_empirical_files(data, path.parent, lines, file)
     override_src: dict[tuple[str, ...], str] = {}
     for text in overrides:
         key, value = parse_override(text)
@@ -466,6 +565,7 @@ def load(path: str | Path, overrides: Sequence[str] = ()) -> Experiment:
     _check_references(experiment, source)
     _check_events(experiment, source)
     experiment = _resolve_events(experiment, path.parent, source)
+    experiment = _resolve_videos(experiment, path.parent, source)
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": path.stem})
     return experiment
@@ -655,10 +755,33 @@ def _check_events(exp: Experiment, source: Source) -> None:
 
 
 def _association_locs(exp: Experiment) -> list[tuple[Workload, tuple[str, ...]]]:
-    """Each association (named) with the key it was written under, for messages."""
+    """Each association (named; `count` expanded) with the key it was written under, for messages."""
+    return [(a, loc) for entry, loc in _entry_locs(exp) for a in entry.copies()]
+
+
+def _entry_locs(exp: Experiment) -> list[tuple[Workload, tuple[str, ...]]]:
     if exp.workloads is not None:
-        return [(a, ("workloads", str(i))) for i, a in enumerate(exp.workloads)]
-    return [(a, ("workload",)) for a in exp.associations]
+        return [(w, ("workloads", str(i))) for i, w in enumerate(exp.workloads)]
+    return [(w, ("workload",)) for w in exp.workload_entries]
+
+
+def _check_entries(exp: Experiment, fail: Any) -> None:
+    """What `count` makes of an entry must still be valid names and ports."""
+    for w, loc in _entry_locs(exp):
+        if w.count > 1 and w.name is not None and len(w.name) + len(str(w.count)) > MAX_NAME_LENGTH:
+            fail(loc + ("name",), f"{w.name!r} with count {w.count} makes names up to {w.name}{w.count}; allowed: "
+                                  f"names of at most {MAX_NAME_LENGTH} characters with the number")
+        if w.port + w.count - 1 > 65535:
+            fail(loc + ("port",), f"count {w.count} from port {w.port} goes beyond 65535")
+
+
+def _streams_used(a: Workload) -> int:
+    """How many outbound streams the association's messages need."""
+    if a.type == "video" and a.video is not None:
+        return a.video.stream + 1
+    if a.type == "mix" and a.mix is not None:
+        return max(m.stream for m in a.mix) + 1
+    return a.streams
 
 
 def _check_associations(exp: Experiment, source: Source, fail: Any) -> list[str]:
@@ -668,6 +791,7 @@ def _check_associations(exp: Experiment, source: Source, fail: Any) -> list[str]
     if exp.workload is None and exp.workloads is None:
         fail(("workload",), f"required key is missing (a mapping with keys {', '.join(Workload.model_fields)}; "
                             "or workloads: a list of them)")
+    _check_entries(exp, fail)
     hosts = exp.topology.hosts
     names: dict[str, str] = {}
     servers: dict[tuple[str, int], str] = {}
@@ -687,8 +811,11 @@ def _check_associations(exp: Experiment, source: Source, fail: Any) -> list[str]
         if a.client == a.server:
             fail(loc + ("server",), "client and server must be different hosts")
         streams = exp.association_sctp(a).streams
-        if streams is not None and a.streams > streams:
+        if a.type == "signaling" and streams is not None and a.streams > streams:
             fail(loc + ("streams",), f"{a.streams} streams but sctp.streams asks for {streams}")
+        if a.type != "signaling" and _streams_used(a) > (streams or LINUX_STREAMS):
+            fail(loc + (a.type,), f"stream {_streams_used(a) - 1} is beyond the {streams or LINUX_STREAMS} outbound "
+                                  f"streams the association negotiates; allowed: a lower stream, or sctp.streams above it")
         joining = exp.paths_of(a)
         if not joining:
             fail(loc, f"no path joins {a.client} and {a.server}")
@@ -698,7 +825,7 @@ def _check_associations(exp: Experiment, source: Source, fail: Any) -> list[str]
             fail(loc + ("port",), f"{a.port} on host {a.server} is already the port of {servers[a.server, a.port]}; "
                                   "allowed: a port no other association's server uses on that host")
         servers[a.server, a.port] = key
-        end = a.start + a.duration
+        end = a.end_ns
         if end > units.MAX_DURATION_NS:
             # Blame the --set that moved the start, if one did; the duration's line otherwise.
             blamed = "start" if loc + ("start",) in source.overrides else "duration"

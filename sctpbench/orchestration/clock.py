@@ -49,7 +49,7 @@ def for_backend(experiment: Any, backend: str, source: str) -> Decision:
 
 def repetition_note(experiment: Any) -> str:
     """A warning worth a line: repetitions that can only repeat each other."""
-    varied = experiment.vary.start or experiment.vary.event_phase or any(a.arrival == "poisson" for a in experiment.associations)
+    varied = experiment.vary.start or experiment.vary.event_phase or any(a.random for a in experiment.associations)
     if experiment.repeat > 1 and experiment.clock in VIRTUAL_CLOCKS and not varied:
         return (f"note: on {experiment.clock} time a run without random elements repeats itself; these "
                 f"{experiment.repeat} repetitions will agree (vary: draws event phases and start offsets per repetition)")

@@ -140,6 +140,9 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     error: str | None = None
     try:
         (run_dir / "plan.json").write_text(p.to_json())
+        for name, text in p.files.items():
+            (run_dir / name).parent.mkdir(parents=True, exist_ok=True)
+            (run_dir / name).write_text(text)
         (run_dir / "plan.sh").write_text(chosen.render(p, str(run_dir)))
         (run_dir / "host.json").write_text(json.dumps(host_facts(backend), indent=2) + "\n")
         stream = _start_stream(experiment, run_dir, report)

@@ -182,6 +182,37 @@ def associations_table(summary: dict[str, Any]) -> str:
                          "MTT p50 (ms)", "MTT p99 (ms)", "MMTT (ms)", "detection (ms)", "failover (ms)"], rows, 4)
 
 
+def video_table(summary: dict[str, Any]) -> str:
+    """Per video association and frame type: frames, delivered, late past the deadline, frame MTT."""
+    rows = []
+    for name, a in (summary.get("associations") or {}).items():
+        v = a.get("video")
+        if not v:
+            continue
+        for kind, f in [("all", v)] + sorted((v.get("by_type") or {}).items()):
+            rows.append([name, kind, fmt(v.get("deadline_ms"), 0), fmt(f["frames"]), fmt(f["delivered"]), fmt(f["late"]),
+                         fmt(100 * f["late_share"] if f.get("late_share") is not None else None, 1),
+                         fmt(f.get("mtt_p50_ms")), fmt(f.get("mtt_p99_ms")), fmt(f.get("mtt_max_ms"))])
+    if not rows:
+        return ""
+    return ("<p class=muted>A frame's MTT runs from its send time to the arrival of its last message; it is late when "
+            "it arrived after the playout deadline or not at all.</p>"
+            + table(["association", "frame type", "deadline (ms)", "frames", "delivered", "late", "late (%)",
+                     "frame MTT p50 (ms)", "p99 (ms)", "max (ms)"], rows, 2))
+
+
+def load_table(summary: dict[str, Any]) -> str:
+    """Offered load per path and direction, from the senders' records, over the path's rate."""
+    rows = [[r["path"], r["direction"], ", ".join(r["sources"]), fmt(r["offered_bps"] / 1e6, 3),
+             fmt(r["capacity_bps"] / 1e6 if r.get("capacity_bps") else None, 3),
+             fmt(r["utilisation"], 3)] for r in summary.get("load") or []]
+    if not rows:
+        return ""
+    return ("<p class=muted>Offered load: what each sender sent over its duration, IPv4 and SCTP headers included, "
+            "counted on the association's first path.</p>"
+            + table(["path", "direction", "senders", "offered (Mbit/s)", "capacity (Mbit/s)", "utilisation"], rows, 3))
+
+
 def events_table(run: folders.RunData) -> str:
     timeline = [[e.get("kind"), e.get("target"), e.get("detail") or "", f"{e.get('at_ns', 0) / 1e9:.3f}",
                  f"{e.get('lag_ns', 0) / 1e6:.2f}"] for e in run.summary.get("events") or []]
@@ -239,6 +270,10 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
         parts.append(f"<p class=warn>disturbed: {esc(reason['detail'])}</p>")
     parts.append(f"<{heading}>Metrics</{heading}>" + metrics_table(s))
     parts.append(f"<{heading}>Associations</{heading}>" + associations_table(s))
+    if video_table(s):
+        parts.append(f"<{heading}>Video frames</{heading}>" + video_table(s))
+    if load_table(s):
+        parts.append(f"<{heading}>Offered load per path</{heading}>" + load_table(s))
     parts.append(f"<{heading}>Timing self-check</{heading}>" + selfcheck_table(s.get("selfcheck")))
     parts.append(f"<{heading}>Figures</{heading}>")
     for f in figures.run_figures(run):

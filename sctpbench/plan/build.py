@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 from sctpbench.model import sctp_params, shaping, timeline
+from sctpbench.plan import schedule
 from sctpbench.plan.actions import path_setup, timed_actions
 from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Association, Command, Plan, Process, TimedAction, agent_name, records_file
 from sctpbench.plan.network import IPV6_FORWARDING, Network, association_paths, drop_rules, ipv6_hosts, ipv6_setup
@@ -131,12 +132,20 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         for link in (links if experiment.measure.capture else [])
         for end in (link.a, link.b)
     ]
+    windows = _start_window_draws(experiment.associations, seed)
+    if windows:
+        variation["start_window_ns"] = windows
+    seeds = [_association_seed(seed, i, str(a.name)) for i, a in enumerate(experiment.associations)]
+    schedules = [_schedule(a, s) for a, s in zip(experiment.associations, seeds, strict=True)]
     associations = [
-        _association(experiment, a, links, start_offset) for a in experiment.associations
+        _association(experiment, a, links, start_offset + windows.get(str(a.name), 0), messages)
+        for a, messages in zip(experiment.associations, schedules, strict=True)
     ]
+    files = {x.schedule: schedule.render(m) for x, m in zip(associations, schedules, strict=True)
+             if x.schedule is not None and m is not None}
     processes = captures + [
         p for i, a in enumerate(experiment.associations)
-        for p in _agents(experiment, a, associations[i], agent, _association_seed(seed, i, associations[i].name))
+        for p in _agents(experiment, a, associations[i], agent, seeds[i])
     ]
 
     actions = [
@@ -166,6 +175,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         clock=experiment.clock,
         variation=variation,
         selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
+        files=files,
     )
 
 
@@ -194,14 +204,76 @@ def _association_seed(seed: int, index: int, name: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}/{name}".encode()).digest()[:8], "big")
 
 
-def _association(experiment: Any, a: Any, links: list[Any], start_offset: int) -> Association:
+def _start_window_draws(associations: list[Any], seed: int) -> dict[str, int]:
+    """Each association's draw in its start window: a stream of its own per association, so
+    adding one leaves the others' starts as they were."""
+    return {str(a.name): int(random.Random(f"sctpbench-start-window:{seed}:{a.name}").random() * a.start_window)
+            for a in associations if a.start_window}
+
+
+def _schedule(a: Any, seed: int) -> list[schedule.Message] | None:
+    """The messages of a video or mix workload, compiled and seeded; None for signaling,
+    whose arrivals the agent draws itself."""
+    if a.type == "video":
+        v = a.video
+        frames = schedule.looped(v.frame_list(), a.duration, v.loop)
+        return schedule.video(frames, v.fragment or schedule.MAX_SIZE, v.stream, _ms(v.lifetime))
+    if a.type == "mix":
+        return schedule.merge(*(schedule.mix(_mix(m), a.duration, seed, i) for i, m in enumerate(a.mix)))
+    return None
+
+
+def _mix(m: Any) -> schedule.Mix:
+    return schedule.Mix(
+        size=m.size.distribution(), gap=m.gap.distribution(), stream=m.stream, unordered=not m.ordered,
+        lifetime_ms=_ms(m.lifetime), on=m.burst.distribution() if m.burst else None, off=m.pause.distribution() if m.pause else None,
+    )
+
+
+def _ms(lifetime: int | None) -> int:
+    return 0 if lifetime is None else lifetime // 1_000_000
+
+
+def _streams(messages: list[schedule.Message]) -> int:
+    return max((m.stream for m in messages), default=0) + 1
+
+
+def _offered(a: Any, messages: list[schedule.Message] | None) -> dict[str, Any]:
+    """What the association offers, as planned: payload and wire bit/s over its duration
+    (the wire counting IPv4 and SCTP headers, schedule.wire_bytes). None when saturating."""
+    seconds = a.duration / 1e9
+    if messages is not None:
+        sizes = [m.size for m in messages]
+    elif a.arrival == "saturate":
+        return {"offered_bps": None, "offered_wire_bps": None}
+    else:
+        sizes = [a.size] * round(a.rate * seconds)
+    return {"offered_bps": sum(sizes) * 8 / seconds, "offered_wire_bps": sum(map(schedule.wire_bytes, sizes)) * 8 / seconds}
+
+
+def _association(experiment: Any, a: Any, links: list[Any], start_offset: int,
+                 messages: list[schedule.Message] | None) -> Association:
     name = str(a.name)
+    workload: dict[str, Any] = {
+        "size": a.size, "rate": a.rate, "arrival": a.arrival, "ordered": a.ordered, "streams": a.streams,
+        "start_ns": a.start + start_offset, "duration_ns": a.duration, "port": a.port,
+    }
+    if a.type != "signaling":
+        # arrival, rate and size as a signaling workload's, averaged, for what reads those
+        # (the self-check's serialisation and share of the path, the detection model).
+        sizes = [m.size for m in messages or []]
+        workload = {"type": a.type, "arrival": "schedule", "rate": len(sizes) / (a.duration / 1e9),
+                    "size": round(sum(sizes) / len(sizes)) if sizes else 0, "ordered": True,
+                    "streams": _streams(messages or []), "start_ns": workload["start_ns"], "duration_ns": a.duration,
+                    "port": a.port, "messages": len(sizes)}
+        if a.type == "video":
+            workload |= {"trace": a.video.trace, "deadline_ns": a.video.deadline,
+                         "frames": len({m.frame for m in messages or []})}
+    workload |= _offered(a, messages)
     return Association(
         name=name, client=a.client, server=a.server, paths=association_paths(links, a.client, a.server),
-        workload={
-            "size": a.size, "rate": a.rate, "arrival": a.arrival, "ordered": a.ordered, "streams": a.streams,
-            "start_ns": a.start + start_offset, "duration_ns": a.duration, "port": a.port,
-        },
+        workload=workload,
+        schedule=f"schedules/{name}.sched" if messages is not None else None,
         sctp=requested_sctp(experiment.association_sctp(a)),
         client_agent=agent_name(name, "client"), server_agent=agent_name(name, "server"),
         client_records=records_file(name, "client"), server_records=records_file(name, "server"),
@@ -222,6 +294,10 @@ def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int) 
         common += ["--streams", str(p.streams)]
     server_addrs = ",".join(x.server_address for x in assoc.paths)
     client_addrs = ",".join(x.client_address for x in assoc.paths)
+    if assoc.schedule is not None:
+        messages = ["--arrival", "schedule", "--schedule", f"{{run}}/{assoc.schedule}"]
+    else:
+        messages = ["--size", str(a.size), "--rate", f"{a.rate:g}", "--arrival", a.arrival, "--seed", str(seed)]
     return [
         Process(
             assoc.server_agent, "server", a.server,
@@ -232,10 +308,10 @@ def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int) 
             assoc.client_agent, "client", a.client,
             [
                 agent, "client", "--local", client_addrs, "--peer", server_addrs, "--port", str(a.port),
-                "--records", f"{{run}}/{assoc.client_records}", "--size", str(a.size), "--rate", f"{a.rate:g}",
-                "--arrival", a.arrival, "--seed", str(seed), "--duration", str(a.duration // 1_000_000),
-                "--send-streams", str(a.streams), "--drain-timeout", str(assoc.drain_timeout_ns // 1_000_000),
-                *(["--unordered"] if not a.ordered else []), *common,
+                "--records", f"{{run}}/{assoc.client_records}", *messages, "--duration", str(a.duration // 1_000_000),
+                *(["--send-streams", str(a.streams)] if assoc.schedule is None else []),
+                "--drain-timeout", str(assoc.drain_timeout_ns // 1_000_000),
+                *(["--unordered"] if not a.ordered and assoc.schedule is None else []), *common,
             ],
             "ready", assoc.name,
         ),
@@ -253,13 +329,25 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
         exclude["topology"] = {"paths": ipv4}
     if experiment.workloads is None:
         exclude["workloads"] = True
+    else:
+        unset = {i: _unset_keys(w) - {"name", "sctp"} for i, w in enumerate(experiment.workloads)}
+        exclude["workloads"] = {i: keys for i, keys in unset.items() if keys}
     if experiment.workload is not None:
-        unset = {k for k in ("name", "sctp") if getattr(experiment.workload, k) is None}
-        if unset:
-            exclude["workload"] = unset
+        unset_one = _unset_keys(experiment.workload)
+        if unset_one:
+            exclude["workload"] = unset_one
     if experiment.workload is None:
         exclude["workload"] = True
     return exclude
+
+
+# A workload's keys newer than run ids (name and sctp older than workloads:), with the value
+# that leaves them out of the id.
+NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None, "mix": None, "count": 1, "start_window": 0}
+
+
+def _unset_keys(workload: Any) -> set[str]:
+    return {k for k, default in NEWER_WORKLOAD_KEYS.items() if getattr(workload, k) == default}
 
 
 def draw_variation(vary: Any, n_events: int, seed: int) -> dict[str, Any]:

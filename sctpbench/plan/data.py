@@ -137,6 +137,7 @@ class Association:
     client_records: str  # record files, relative to the run folder
     server_records: str
     drain_timeout_ns: int = 0
+    schedule: str | None = None  # the client's message schedule (plan/schedule.py), relative to the run folder
 
     @property
     def end_ns(self) -> int:
@@ -173,6 +174,9 @@ class Plan:
     # The timing self-check's tolerances (selfcheck.Tolerances as a dict); absent from
     # plans written before it existed, which then get the defaults.
     selfcheck: dict[str, Any] = field(default_factory=dict)
+    # Files the run reads, relative to the run folder → content: the clients' schedules.
+    # The orchestrator writes them beside plan.json.
+    files: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -227,6 +231,8 @@ def describe_variation(variation: dict[str, Any]) -> str:
     parts = []
     if "start_offset_ns" in variation:
         parts.append(f"workload start +{variation['start_offset_ns'] / 1e6:.3f} ms")
+    if "start_window_ns" in variation:
+        parts.append("start windows " + ", ".join(f"{name} +{ns / 1e6:.3f} ms" for name, ns in variation["start_window_ns"].items()))
     if "event_phase_ns" in variation:
         parts.append("event phases " + ", ".join(f"+{p / 1e6:.3f} ms" for p in variation["event_phase_ns"]))
     return "; ".join(parts)

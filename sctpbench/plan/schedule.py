@@ -18,6 +18,15 @@ from sctpbench.model.distributions import Distribution
 
 MIN_SIZE = 16  # the agent's payload header
 MAX_SIZE = 1_048_576
+# What one message costs on an IPv4 path: IP (20) + SCTP common header (12) + DATA chunk
+# header (16) per packet, a packet carrying at most MTU 1500 − 48 bytes of the message.
+PACKET_OVERHEAD = 48
+PACKET_PAYLOAD = 1500 - PACKET_OVERHEAD
+
+
+def wire_bytes(size: int) -> int:
+    """A message's bytes on an IPv4 path (no bundling, no SACKs): the offered load's unit."""
+    return size + PACKET_OVERHEAD * max(1, -(-size // PACKET_PAYLOAD))
 
 
 @dataclass(frozen=True)
@@ -62,8 +71,9 @@ class Mix:
     off: Distribution | None = None  # silence between bursts, ns
 
 
-def mix(spec: Mix, duration_ns: int, seed: int) -> list[Message]:
-    rng = random.Random(f"sctpbench-mix:{seed}:{spec.stream}")
+def mix(spec: Mix, duration_ns: int, seed: int, index: int = 0) -> list[Message]:
+    """The stream's messages before `duration_ns`; `index` tells apart two entries of a mix on one stream."""
+    rng = random.Random(f"sctpbench-mix:{seed}:{index}:{spec.stream}")
     return [
         Message(t, _size(spec.size.draw(rng)), spec.stream, spec.unordered, spec.lifetime_ms)
         for t in _times(spec, duration_ns, rng)
@@ -93,7 +103,40 @@ def merge(*streams: list[Message]) -> list[Message]:
     return sorted((m for s in streams for m in s), key=lambda m: m.offset_ns)
 
 
+def looped(frames: list[videotrace.Frame], duration_ns: int, loop: bool) -> list[videotrace.Frame]:
+    """The trace's frames before `duration_ns`, played again from the start while `loop`
+    (one mean frame interval after its last frame), numbered on across the repeats."""
+    if not frames:
+        return []
+    interval = frames[-1].time_ns // (len(frames) - 1) if len(frames) > 1 else 40_000_000
+    period = frames[-1].time_ns + max(interval, 1)
+    out: list[videotrace.Frame] = []
+    for k in range(duration_ns // period + 1 if loop else 1):
+        out += [videotrace.Frame(f.number + k * len(frames), f.time_ns + k * period, f.type, f.size)
+                for f in frames if f.time_ns + k * period < duration_ns]
+    return out
+
+
 def render(messages: list[Message]) -> str:
-    lines = ["# OFFSET_NS SIZE STREAM FLAGS LIFETIME_MS (workloads/agent/RECORDS.md)"]
-    lines += [f"{m.offset_ns} {m.size} {m.stream} {'u' if m.unordered else '-'} {m.lifetime_ms}" for m in messages]
+    """The agent's schedule file; a video message's frame rides in the line's comment, so
+    analysis reads frames back from the same file (`parse`)."""
+    lines = ["# OFFSET_NS SIZE STREAM FLAGS LIFETIME_MS (workloads/agent/RECORDS.md) [# frame N TYPE]"]
+    lines += [f"{m.offset_ns} {m.size} {m.stream} {'u' if m.unordered else '-'} {m.lifetime_ms}"
+              + (f" # frame {m.frame} {m.frame_type}" if m.frame is not None else "") for m in messages]
     return "\n".join(lines) + "\n"
+
+
+def parse(text: str) -> list[Message]:
+    """A schedule `render` wrote, message i being the agent's sequence number i."""
+    out = []
+    for raw in text.splitlines():
+        line, _, comment = raw.partition("#")
+        fields = line.split()
+        if not fields:
+            continue
+        offset, size, stream, flags, lifetime = fields
+        frame = comment.split()
+        is_frame = len(frame) == 3 and frame[0] == "frame"
+        out.append(Message(int(offset), int(size), int(stream), flags == "u", int(lifetime),
+                           int(frame[1]) if is_frame else None, frame[2] if is_frame else None))
+    return out
