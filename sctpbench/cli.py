@@ -534,6 +534,13 @@ def association_line(name: str, a: dict[str, Any]) -> str:
             f" MMTT {_fmt(m.get('mmtt_ms'), ' ms')}{failure}")
 
 
+def video_line(name: str, v: dict[str, Any]) -> str:
+    """Frames of a video association: delivered, late past the deadline, frame MTT."""
+    return (f"video     {name}: {_fmt(v['delivered'])} of {_fmt(v['frames'])} frames delivered, {_fmt(v['late'])} late "
+            f"(deadline {v['deadline_ms']:g} ms); frame MTT p50 {_fmt(v.get('mtt_p50_ms'), ' ms')}"
+            f" p99 {_fmt(v.get('mtt_p99_ms'), ' ms')}")
+
+
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
     for run in document["runs"]:
         m = run["metrics"]
@@ -557,6 +564,9 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
         if len(associations) > 1:  # the lines above are across associations; one line each
             for name, a in associations.items():
                 print(f"  {association_line(name, a)}", file=out)
+        for name, a in associations.items():
+            if a.get("video"):
+                print(f"  {video_line(name, a['video'])}", file=out)
         if run.get("selfcheck"):
             print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
         telemetry = run.get("telemetry")
