@@ -159,4 +159,4 @@ def test_offered_load_is_summed_per_path_and_direction_over_its_capacity() -> No
                                  load.Offered("z", "secondary", "reverse", 1e6)])
     assert [(r["path"], r["direction"], r["utilisation"], r["sources"]) for r in rows] == [
         ("primary", "forward", 0.5, ["x", "y"]), ("secondary", "reverse", 0.01, ["z"])]
-    assert schedule.wire_bytes(250) == 298 and schedule.wire_bytes(3000) == 3000 + 3 * 48
+    assert schedule.wire_bytes(250) == 312 and schedule.wire_bytes(3000) == 3000 + 3 * 62

@@ -2,9 +2,9 @@
 utilisation, extended to several paths).
 
 An association's load is counted on its first path, the primary it starts on, in the
-direction from its client; the bytes are those the client's records show it sent, as they
-go on the wire (IPv4 and SCTP headers, plan/schedule.wire_bytes), over the workload's
-duration. A path without a rate has no capacity, so no utilisation.
+direction from its client; the bytes are those the client's records show it sent, as the
+rate limiter charges them (Ethernet, IPv4 and SCTP headers, plan/schedule.wire_bytes), over
+the workload's duration. A path without a rate has no capacity, so no utilisation.
 """
 
 from __future__ import annotations
@@ -44,3 +44,11 @@ def per_path(links: list[Link], offered: list[Offered]) -> list[dict[str, Any]]:
                 "utilisation": total / capacity if capacity else None, "sources": sorted(o.source for o in mine),
             })
     return rows
+
+
+def share(links: list[Link], offered: Offered | None) -> float | None:
+    """One sender's load over its path's capacity in its direction (None without a rate)."""
+    if offered is None:
+        return None
+    capacity = next(x for x in links if x.path == offered.path).shaping[offered.direction].get("rate")
+    return offered.bps / capacity if capacity else None

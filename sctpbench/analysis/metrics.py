@@ -20,6 +20,7 @@ from scipy import stats
 METRIC_KEYS = [
     "mtt_mean_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "detection_time_ms", "failover_time_ms",
     "messages_sent", "messages_delivered", "messages_affected", "pf_detection_time_ms", "unreachable_time_ms",
+    "utilisation", "frames_late",
 ]
 DETECTION_STATES = ("ADDR_UNREACHABLE", "ADDR_POTENTIALLY_FAILED")
 
@@ -170,11 +171,11 @@ def run_metrics(messages: list[Message], sent: int, failure: Failure | None, cha
 
 # The event metrics: per association the time from the failure of the path it was using.
 EVENT_KEYS = ("detection_time_ms", "pf_detection_time_ms", "unreachable_time_ms", "failover_time_ms")
-COUNT_KEYS = ("messages_sent", "messages_delivered", "messages_affected")
+COUNT_KEYS = ("messages_sent", "messages_delivered", "messages_affected", "frames_late")
 
 
 def across_associations(per_association: dict[str, dict[str, float | int | None]],
-                        messages: list[Message]) -> dict[str, float | int | None]:
+                        messages: list[Message], utilisation: float | None = None) -> dict[str, float | int | None]:
     """The run's metrics across its associations (each association's own are kept beside them).
 
     - MTT mean, p50, p99 and MMTT: of every association's messages pooled (a message counts
@@ -184,8 +185,10 @@ def across_associations(per_association: dict[str, dict[str, float | int | None]
     - detection, PF detection, unreachable and failover time: the largest among the
       associations whose path in use failed, the moment the slowest of them had detected
       or failed over (None when a failure hit none of them); pre_failure_p99_ms likewise
-      the largest.
-    With one association every figure is that association's.
+      the largest;
+    - frames late (video associations): the sum; utilisation: the given one, the busiest
+      path's (analysis/load.py), since associations sharing a path add up.
+    With one association every figure is that association's, but utilisation its path's.
     """
     out: dict[str, float | int | None] = dict(mtt_stats(messages))
     runs = list(per_association.values())
@@ -195,6 +198,7 @@ def across_associations(per_association: dict[str, dict[str, float | int | None]
         values = [r.get(key) for r in runs]
         out[key] = None if all(v is None for v in values) else sum(int(v) for v in values if v is not None)
     out["pre_failure_p99_ms"] = _largest(r.get("pre_failure_p99_ms") for r in runs)
+    out["utilisation"] = utilisation
     return {k: out[k] for k in runs[0]} if runs else out
 
 

@@ -204,12 +204,14 @@ def collect(run_dir: Path) -> dict[str, Any]:
 
     check = _selfcheck(plan, data, events)
     per = {d.plan.name: _association_summary(d, plan.links, events, kernel, hz) for d in data}
-    for name, figures in video.items():
-        per[name]["video"] = figures
     offered = [_offered(d, plan.links) for d in data]
+    loads = load.per_path(plan.links, [o for o in offered if o is not None])
     for d, o in zip(data, offered, strict=True):
-        per[d.plan.name]["offered_wire_bps"] = o.bps if o else None
-    run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages])
+        figures = video.get(d.plan.name)
+        per[d.plan.name] |= {"offered_wire_bps": o.bps if o else None} | ({"video": figures} if figures else {})
+        per[d.plan.name]["metrics"] |= {"utilisation": load.share(plan.links, o), "frames_late": figures["late"] if figures else None}
+    busiest = max((r["utilisation"] for r in loads if r["utilisation"] is not None), default=None)
+    run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages], busiest)
     model = _summary_model(per, run)
     summary = {
         "run_id": plan.run_id,
@@ -226,7 +228,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "peers_seen": data[0].client.peers if data else [],
         "paths_used": sorted({m.path for d in data for m in d.messages if m.path}),
         "associations": per,
-        "load": load.per_path(plan.links, [o for o in offered if o is not None]),
+        "load": loads,
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary

@@ -208,8 +208,8 @@ def load_table(summary: dict[str, Any]) -> str:
              fmt(r["utilisation"], 3)] for r in summary.get("load") or []]
     if not rows:
         return ""
-    return ("<p class=muted>Offered load: what each sender sent over its duration, IPv4 and SCTP headers included, "
-            "counted on the association's first path.</p>"
+    return ("<p class=muted>Offered load: what each sender sent over its duration, with the Ethernet, IPv4 and SCTP "
+            "headers the rate limiter charges, counted on the association's first path.</p>"
             + table(["path", "direction", "senders", "offered (Mbit/s)", "capacity (Mbit/s)", "utilisation"], rows, 3))
 
 

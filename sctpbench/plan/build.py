@@ -240,7 +240,7 @@ def _streams(messages: list[schedule.Message]) -> int:
 
 def _offered(a: Any, messages: list[schedule.Message] | None) -> dict[str, Any]:
     """What the association offers, as planned: payload and wire bit/s over its duration
-    (the wire counting IPv4 and SCTP headers, schedule.wire_bytes). None when saturating."""
+    (the wire counting Ethernet, IPv4 and SCTP headers, schedule.wire_bytes). None when saturating."""
     seconds = a.duration / 1e9
     if messages is not None:
         sizes = [m.size for m in messages]

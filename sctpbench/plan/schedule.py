@@ -18,15 +18,17 @@ from sctpbench.model.distributions import Distribution
 
 MIN_SIZE = 16  # the agent's payload header
 MAX_SIZE = 1_048_576
-# What one message costs on an IPv4 path: IP (20) + SCTP common header (12) + DATA chunk
-# header (16) per packet, a packet carrying at most MTU 1500 − 48 bytes of the message.
-PACKET_OVERHEAD = 48
-PACKET_PAYLOAD = 1500 - PACKET_OVERHEAD
+# What one message costs on an IPv4 path as the rate limiter (tbf) charges it: Ethernet
+# header (14) + IP (20) + SCTP common header (12) + DATA chunk header (16) per packet, a
+# packet carrying at most the 1500-byte MTU less 48 bytes of the message.
+PACKET_HEADERS = 48
+ETHERNET_HEADER = 14
+PACKET_PAYLOAD = 1500 - PACKET_HEADERS
 
 
 def wire_bytes(size: int) -> int:
     """A message's bytes on an IPv4 path (no bundling, no SACKs): the offered load's unit."""
-    return size + PACKET_OVERHEAD * max(1, -(-size // PACKET_PAYLOAD))
+    return size + (PACKET_HEADERS + ETHERNET_HEADER) * max(1, -(-size // PACKET_PAYLOAD))
 
 
 @dataclass(frozen=True)
