@@ -259,6 +259,8 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
             exclude["workload"] = unset
     if experiment.workload is None:
         exclude["workload"] = True
+    if not experiment.traffic:  # experiments without competing traffic keep the ids they had
+        exclude["traffic"] = True
     return exclude
 
 
