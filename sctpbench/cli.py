@@ -158,7 +158,7 @@ def _load(args: argparse.Namespace) -> spec.Experiment:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     experiment = _load(args)
-    p = planning.build(experiment, args.repetition, str(capabilities.agent_path()))
+    p = planning.build(experiment, args.repetition, str(capabilities.agent_path()), str(capabilities.udpgen_path()))
     if args.json:  # the plan itself is the same on every backend
         sys.stdout.write(p.to_json() + "\n")
         return EXIT_OK

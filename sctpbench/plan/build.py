@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 from sctpbench.model import sctp_params, shaping, timeline
+from sctpbench.plan import traffic as flows
 from sctpbench.plan.actions import path_setup, timed_actions
 from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Association, Command, Plan, Process, TimedAction, agent_name, records_file
 from sctpbench.plan.network import IPV6_FORWARDING, Network, association_paths, drop_rules, ipv6_hosts, ipv6_setup
@@ -78,7 +79,11 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
     return out
 
 
-def build(experiment: Any, repetition: int, agent: str) -> Plan:
+# Where plans built only for their id (campaign expansion, checks) say udpgen is.
+UDPGEN = "sctpbench-udpgen"
+
+
+def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
     resolved = experiment.model_dump_json(exclude=_identity_exclude(experiment))
     rid = run_id(resolved, repetition)
@@ -139,9 +144,13 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         for p in _agents(experiment, a, associations[i], agent, _association_seed(seed, i, associations[i].name))
     ]
 
+    traffic = flows.flows(experiment, links, start_offset)
+    # Receivers before senders, both after the agents: every one is ready before t0.
+    processes += flows.receivers(traffic, udpgen) + flows.senders(traffic, udpgen, seed)
     actions = [
         TimedAction(a.workload["start_ns"], "start", a.name, control="start {t}", agents=[a.client_agent]) for a in associations
     ]
+    actions += flows.actions(traffic)
     by_path = {link.path: link for link in links}
     actions += [action for step in steps for action in timed_actions(step, by_path, associations)]
     actions.sort(key=lambda a: a.at_ns)
@@ -166,6 +175,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         clock=experiment.clock,
         variation=variation,
         selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
+        traffic=traffic,
     )
 
 
