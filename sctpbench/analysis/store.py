@@ -10,6 +10,7 @@ A run folder after collection holds, besides what the backend wrote:
   path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per association, endpoint and path
   params.json           requested values, sysctls read back, association values read back
                         (per association under `associations`; `association`: the first's)
+  tcp_throughput.parquet  competing TCP flows' iperf3 intervals (analysis/traffic.py), when there are any
   summary.json          metrics of the run across its associations (metrics.across_associations
                         says how each is summarised), each association's own metrics, failure
                         and detection model under `associations`, event lags, the timing
@@ -28,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sctpbench.analysis import metrics, selfcheck
+from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import records
 from sctpbench.plan.data import Association, Link, Plan
 
@@ -217,6 +219,9 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "paths_used": sorted({m.path for d in data for m in d.messages if m.path}),
         "associations": per,
     }
+    if plan.traffic:
+        tcp_rows, summary["traffic"] = flows.collect(run_dir, plan, events, t0)
+        _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
