@@ -83,7 +83,8 @@ KINDS: dict[str, type[Flow]] = {"tcp": TcpFlow, "udp": UdpFlow}
 
 def kind_of(value: Any) -> type[Flow] | None:
     """The model a flow as written names with `kind`."""
-    return KINDS.get(value.get("kind")) if isinstance(value, dict) and isinstance(value.get("kind"), str) else None
+    kind = value.get("kind") if isinstance(value, dict) else None
+    return KINDS.get(kind) if isinstance(kind, str) else None
 
 
 def validate(value: Any) -> Flow:
@@ -156,7 +157,8 @@ def check(flows: list[Flow], hosts: list[str], paths: Mapping[str, Any], associa
         if flow.client == flow.server:
             here("server", "client and server must be different hosts")
         _check_path(flow, paths, here)
-        server_port = int(getattr(flow, "port"))
+        assert isinstance(flow, TcpFlow | UdpFlow)
+        server_port = flow.port
         if (flow.server, server_port) in listening:
             here("port", f"{server_port} on host {flow.server} is already the port of {listening[flow.server, server_port]}; "
                          "allowed: a port nothing else listens on there")
