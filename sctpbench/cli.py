@@ -534,6 +534,19 @@ def association_line(name: str, a: dict[str, Any]) -> str:
             f" MMTT {_fmt(m.get('mmtt_ms'), ' ms')}{failure}")
 
 
+def traffic_line(name: str, f: dict[str, Any]) -> str:
+    """A competing flow in one line: TCP's mean after slow start, UDP's rates and loss (with headers)."""
+    mbit = lambda v: "-" if v is None else f"{v / 1e6:.2f} Mbit/s"  # noqa: E731
+    ends = f"{name} {f.get('kind')} {f.get('client')} → {f.get('server')} over {f.get('path')}"
+    if f.get("kind") == "tcp":
+        return (f"{ends}: mean {mbit(f.get('mean_throughput_bps'))} after the first interval, {f.get('congestion') or '-'},"
+                f" {_fmt(f.get('retransmits'))} retransmissions" + (f"; iperf3: {f['error']}" if f.get("error") else ""))
+    loss = f.get("loss")
+    return (f"{ends}: offered {mbit(f.get('offered_bps'))} (configured {mbit(f.get('configured_bps'))}), achieved "
+            f"{mbit(f.get('achieved_bps'))}, sent {f.get('sent')} received {f.get('received')}"
+            f" loss {'-' if loss is None else f'{100 * loss:.2f}'} %")
+
+
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
     for run in document["runs"]:
         m = run["metrics"]
@@ -557,6 +570,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
         if len(associations) > 1:  # the lines above are across associations; one line each
             for name, a in associations.items():
                 print(f"  {association_line(name, a)}", file=out)
+        for name, flow in (run.get("traffic") or {}).items():
+            print(f"  traffic   {traffic_line(name, flow)}", file=out)
         if run.get("selfcheck"):
             print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
         telemetry = run.get("telemetry")

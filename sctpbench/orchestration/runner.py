@@ -264,4 +264,5 @@ def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
         "paths_used": summary.get("paths_used", []),
         "peers_seen": summary.get("peers_seen", []),
         "associations": summary.get("associations", {}),  # each association's own metrics, failure and model
+        **({"traffic": summary["traffic"]} if summary.get("traffic") else {}),  # competing flows, when the run had any
     }
