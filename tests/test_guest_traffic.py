@@ -24,9 +24,9 @@ pytestmark = pytest.mark.guest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "competing-tcp.yaml"
 CAPACITY_BPS = 10e6
-# What TCP can carry at most: 1448 payload bytes of a 1514-byte frame (timestamps on),
-# counted at the rate limiter's 1500 bytes a packet (tbf counts the IP packet).
-GOODPUT_CEILING = 1448 / 1500
+# What TCP can carry at most: 1448 payload bytes (timestamps on) of every 1514-byte frame
+# the rate limiter counts (tbf on a veth counts the Ethernet header too).
+GOODPUT_CEILING = 1448 / 1514
 
 
 def _run(tmp: Path, overrides: list[str]) -> dict[str, Any]:
@@ -60,7 +60,8 @@ def test_two_cubic_flows_share_the_bottleneck_fairly(run: dict[str, Any]) -> Non
     assert all(f["congestion"] == "cubic" and f["error"] is None and f["intervals"] == 10 for f in tcp.values())
     means = {name: f["mean_throughput_bps"] for name, f in tcp.items()}
     aggregate = sum(means.values())
-    assert 0.8 * CAPACITY_BPS * GOODPUT_CEILING < aggregate <= CAPACITY_BPS * GOODPUT_CEILING * 1.01, means
+    # above the ceiling only by where the intervals cut (the first, slow start, is left out)
+    assert 0.8 * CAPACITY_BPS * GOODPUT_CEILING < aggregate <= CAPACITY_BPS * GOODPUT_CEILING * 1.02, means
     for name, mean in means.items():
         assert abs(mean - aggregate / 2) <= 0.2 * aggregate / 2, (name, means)
 
