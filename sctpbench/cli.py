@@ -158,7 +158,7 @@ def _load(args: argparse.Namespace) -> spec.Experiment:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     experiment = _load(args)
-    p = planning.build(experiment, args.repetition, str(capabilities.agent_path()))
+    p = planning.build(experiment, args.repetition, str(capabilities.agent_path()), str(capabilities.udpgen_path()))
     if args.json:  # the plan itself is the same on every backend
         sys.stdout.write(p.to_json() + "\n")
         return EXIT_OK
@@ -539,6 +539,17 @@ def video_line(name: str, v: dict[str, Any]) -> str:
     return (f"video     {name}: {_fmt(v['delivered'])} of {_fmt(v['frames'])} frames delivered, {_fmt(v['late'])} late "
             f"(deadline {v['deadline_ms']:g} ms); frame MTT p50 {_fmt(v.get('mtt_p50_ms'), ' ms')}"
             f" p99 {_fmt(v.get('mtt_p99_ms'), ' ms')}")
+def traffic_line(name: str, f: dict[str, Any]) -> str:
+    """A competing flow in one line: TCP's mean after slow start, UDP's rates and loss (with headers)."""
+    mbit = lambda v: "-" if v is None else f"{v / 1e6:.2f} Mbit/s"  # noqa: E731
+    ends = f"{name} {f.get('kind')} {f.get('client')} → {f.get('server')} over {f.get('path')}"
+    if f.get("kind") == "tcp":
+        return (f"{ends}: mean {mbit(f.get('mean_throughput_bps'))} after the first interval, {f.get('congestion') or '-'},"
+                f" {_fmt(f.get('retransmits'))} retransmissions" + (f"; iperf3: {f['error']}" if f.get("error") else ""))
+    loss = f.get("loss")
+    return (f"{ends}: offered {mbit(f.get('offered_bps'))} (configured {mbit(f.get('configured_bps'))}), achieved "
+            f"{mbit(f.get('achieved_bps'))}, sent {f.get('sent')} received {f.get('received')}"
+            f" loss {'-' if loss is None else f'{100 * loss:.2f}'} %")
 
 
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
@@ -567,6 +578,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
         for name, a in associations.items():
             if a.get("video"):
                 print(f"  {video_line(name, a['video'])}", file=out)
+        for name, flow in (run.get("traffic") or {}).items():
+            print(f"  traffic   {traffic_line(name, flow)}", file=out)
         if run.get("selfcheck"):
             print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
         telemetry = run.get("telemetry")

@@ -26,6 +26,7 @@ GOLDEN_CASES = {
     "dual-stack": ("failover.yaml", ["topology.paths.secondary.family=dual"]),
     "dual-stack-drops": ("drop-pattern.yaml", ["topology.paths.primary.family=dual"]),
     "associations": ("associations.yaml", []),
+    "competing-tcp": ("competing-tcp.yaml", []),
 }
 
 

@@ -12,6 +12,7 @@ A run folder after collection holds, besides what the backend wrote:
                         (per association under `associations`; `association`: the first's)
   frames.parquet        video associations: one row per frame (analysis/frames.py): its
                         messages, when due, when its last piece arrived, frame MTT, late
+  tcp_throughput.parquet  competing TCP flows' iperf3 intervals (analysis/traffic.py), when there are any
   summary.json          metrics of the run across its associations (metrics.across_associations
                         says how each is summarised), each association's own metrics, failure
                         and detection model under `associations`, event lags, the timing
@@ -31,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sctpbench.analysis import frames, load, metrics, selfcheck
+from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import records
 from sctpbench.plan import schedule
 from sctpbench.plan.data import Association, Link, Plan
@@ -205,7 +207,8 @@ def collect(run_dir: Path) -> dict[str, Any]:
     check = _selfcheck(plan, data, events)
     per = {d.plan.name: _association_summary(d, plan.links, events, kernel, hz) for d in data}
     offered = [_offered(d, plan.links) for d in data]
-    loads = load.per_path(plan.links, [o for o in offered if o is not None])
+    tcp_rows, traffic = flows.collect(run_dir, plan, events, t0) if plan.traffic else ([], {})
+    loads = load.per_path(plan.links, [o for o in offered if o is not None] + _background(plan, traffic))
     for d, o in zip(data, offered, strict=True):
         figures = video.get(d.plan.name)
         per[d.plan.name] |= {"offered_wire_bps": o.bps if o else None} | ({"video": figures} if figures else {})
@@ -230,6 +233,9 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "associations": per,
         "load": loads,
     }
+    if plan.traffic:
+        summary["traffic"] = traffic
+        _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
@@ -261,6 +267,17 @@ def _offered(d: AssociationData, links: list[Link]) -> load.Offered | None:
     sent = sum(schedule.wire_bytes(tx.size) for tx in d.client.tx)
     seconds = int(d.plan.workload["duration_ns"]) / 1e9
     return load.Offered(d.plan.name, link.path, load.direction_from(link, d.plan.client), sent * 8 / seconds)
+
+
+def _background(plan: Plan, traffic: dict[str, Any]) -> list[load.Offered]:
+    """The UDP flows' measured load on their paths (TCP takes what it can: no offered load)."""
+    out = []
+    for flow in plan.traffic:
+        figures = traffic.get(flow.name) or {}
+        if flow.kind == "udp" and figures.get("offered_bps") is not None:
+            link = next(x for x in plan.links if x.path == flow.path)
+            out.append(load.Offered(flow.name, flow.path, load.direction_from(link, flow.client), figures["offered_bps"]))
+    return out
 
 
 def _association_summary(d: AssociationData, links: list[Link], events: list[dict[str, Any]], kernel: dict[str, Any],

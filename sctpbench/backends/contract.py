@@ -56,6 +56,10 @@ FILES: tuple[RunFile, ...] = (
             "each agent's standard error, where its error messages come from"),
     RunFile("captures/<path>-<host>.pcap", "tcpdump, started by the backend", "packets per path and end, when "
             "measure.capture is on", required=False),
+    RunFile("traffic/<flow>.json", "iperf3, started by the backend (plan/traffic.py)",
+            "a tcp flow's client report (-J): intervals and totals", required=False),
+    RunFile("traffic/<flow>.<role>.rec", "sctpbench-udpgen, started by the backend (plan/traffic.py)",
+            "a udp flow's records, client (sender) and server (sink) (workloads/udpgen/README.md)", required=False),
     RunFile("<tool>-<namespace>.log", "the backend (netns.py: BatchSession)",
             "the output of the tc/ip batch kept open per namespace for timeline events", required=False),
     RunFile("guest.json", "the uml backend (uml.py: run_plan)",

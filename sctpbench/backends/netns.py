@@ -37,6 +37,10 @@ Report = Callable[[str], None]
 
 READY_TIMEOUT_S = 15.0
 CONFIRM_TIMEOUT_S = 5.0
+# How long after its end a competing flow may take: iperf3's connection setup and final exchange.
+TRAFFIC_GRACE_NS = 10_000_000_000
+# The timeline action that lets a waiting sender go (plan/traffic.py).
+GO = "go"
 # t0 is set this far ahead of "everything ready" so the start command reaches the client
 # before the first message is due.
 T0_LEAD_NS = 300_000_000
@@ -175,6 +179,8 @@ class NetnsBackend:
     def build(self) -> None:
         (self.run_dir / "records").mkdir(parents=True, exist_ok=True)
         (self.run_dir / "captures").mkdir(exist_ok=True)
+        if self.plan.traffic:
+            (self.run_dir / "traffic").mkdir(exist_ok=True)
         self.report("building the network")
         for group in _batches(netns_render.setup(self.plan)):
             self._execute(group)
@@ -259,6 +265,7 @@ class NetnsBackend:
                 lag_ms = record["lag_ns"] / 1e6
                 self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target}{detail} (lag {lag_ms:.2f} ms)")
         self._wait_agents(t0)
+        self._wait_traffic(t0)
 
     def _start(self, name: str, argv: list[str], ready: str, merge_stderr: bool) -> None:
         """Start a process in its namespace and wait until its output shows it is ready.
@@ -287,6 +294,11 @@ class NetnsBackend:
             return _event(action, scheduled, issued, scheduled)
         _sleep_until(scheduled)
         issued = _now()
+        if action.kind == GO:
+            # A waiting sender (iperf3 under its shell) runs once told: no answer to wait for.
+            for name in action.agents:
+                self.agents[name].command(action.control or "")
+            return _event(action, scheduled, issued, _now())
         if action.control:
             applied = max(self._control(self.agents[name], action) for name in action.agents)
         else:
@@ -326,6 +338,30 @@ class NetnsBackend:
                 raise BackendError(f"the server agent {server.name} did not see the association end within 10 s") from None
             if code != 0:
                 raise BackendError(f"the server agent {server.name} exited with status {code}; {self._why(server)}")
+
+    def _wait_traffic(self, t0: int) -> None:
+        """Every competing flow's sender until its end, then its receiver: iperf3's server
+        ends with its one test, a udp sink once told (so it writes its `end` line)."""
+        for flow in self.plan.traffic:
+            sender = self.agents[flow.client_process]
+            deadline_s = (t0 + flow.end_ns + TRAFFIC_GRACE_NS - _now()) / 1e9
+            try:
+                code = sender.proc.wait(timeout=max(deadline_s, 1.0))
+            except subprocess.TimeoutExpired:
+                raise BackendError(f"the {flow.kind} flow {flow.name} did not finish within "
+                                   f"{TRAFFIC_GRACE_NS / 1e9:g} s of its end") from None
+            if code != 0:
+                raise BackendError(f"the {flow.kind} flow {flow.name}'s sender exited with status {code}; {self._why(sender)}")
+        for flow in self.plan.traffic:
+            receiver = self.agents[flow.server_process]
+            if flow.kind == "udp":
+                receiver.command("stop")
+            try:
+                code = receiver.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                raise BackendError(f"the {flow.kind} flow {flow.name}'s receiver did not end within 10 s") from None
+            if code != 0:
+                raise BackendError(f"the {flow.kind} flow {flow.name}'s receiver exited with status {code}; {self._why(receiver)}")
 
     def _why(self, agent: Managed) -> str:
         agent.stderr.flush()

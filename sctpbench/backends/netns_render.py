@@ -78,7 +78,7 @@ def render(plan: Plan, run_dir: str = "$RUN") -> str:
         f"# sctpbench plan: {plan.experiment}, repetition {plan.repetition}, seed {plan.seed}, run id {plan.run_id}",
         f"# clock: {plan.clock}" + (f"; drawn for this repetition: {describe_variation(plan.variation)}" if plan.variation else ""),
         f"# RUN={run_dir} is the run's results folder",
-        f"mkdir -p {run_dir}/records {run_dir}/captures",
+        f"mkdir -p {run_dir}/records {run_dir}/captures" + (f" {run_dir}/traffic" if plan.traffic else ""),
     ]
     out += [c.render() for c in setup(plan)]
     out.append("# processes: each is started once the one before printed its ready line")
@@ -90,4 +90,8 @@ def render(plan: Plan, run_dir: str = "$RUN") -> str:
         control = (t.control or "").replace("{t}", "<t0+at in CLOCK_MONOTONIC ns>")
         out.append(head + (f": write '{control}' to the stdin of {', '.join(t.agents)}" if control else ""))
         out += [concrete(plan, c).render() for c in t.commands]
+    if plan.traffic:
+        out.append("# traffic: wait for every sender; iperf3's server ends with its test, a udp sink when a line reaches its stdin")
+        out += [f"#   {f.name}: {f.kind} {f.client} → {f.server} over {f.path}, t0+{f.start_ns / 1e9:.3f}s to "
+                f"t0+{f.end_ns / 1e9:.3f}s, output {', '.join(f.outputs.values())}" for f in plan.traffic]
     return "\n".join(out) + "\n"

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, NoReturn
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
 from sctpbench.model import influxurl, inputfile, messages, sctp_params, shaping, units
+from sctpbench.model import traffic as flows
 from sctpbench.model.addressing import Family, endpoint_addresses
 from sctpbench.model.errors import SpecError
 from sctpbench.model.events import registry
@@ -304,6 +305,8 @@ class Experiment(_Model):
     workloads: Annotated[list[Workload], Field(min_length=1)] | None = Field(
         default=None, description="several associations, each with a name (instead of workload:)")
     events: list[Annotated[Event, EventItem()]] = Field(default=[], description="the timeline: one kind of event each (model/events/)")
+    traffic: list[Annotated[flows.Flow, flows.FlowItem()]] = Field(
+        default=[], description="competing flows beside the associations: kind tcp (iperf3) or udp (udpgen) (model/traffic.py)")
     measure: Measure = Measure()
     influx: Influx = Influx()
     repeat: Annotated[int, Field(ge=1, le=10000)] = 1
@@ -597,6 +600,8 @@ def _model_at(loc: tuple[Any, ...], data: Any = None) -> type[BaseModel] | None:
         tp = _unwrap(tp)
         if tp is Event:
             tp = registry.kind_of(node) or tp
+        elif tp is flows.Flow:
+            tp = flows.kind_of(node) or tp
         node = _child(node, part)
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             field = tp.model_fields.get(str(part))
@@ -612,6 +617,8 @@ def _model_at(loc: tuple[Any, ...], data: Any = None) -> type[BaseModel] | None:
     tp = _unwrap(tp)
     if tp is Event:
         tp = registry.kind_of(node) or tp
+    elif tp is flows.Flow:
+        tp = flows.kind_of(node) or tp
     return tp if isinstance(tp, type) and issubclass(tp, BaseModel) else None
 
 
@@ -893,6 +900,8 @@ def _check_references(exp: Experiment, source: Source) -> None:
         for which in ("forward", "reverse"):
             _check_shaping(path, which, lambda key, detail, name=name: fail(("topology", "paths", name, key), detail))
     _check_associations(exp, source, fail)
+    servers = {str(a.name): (a.server, a.port) for a in exp.associations}
+    flows.check(list(exp.traffic), list(hosts), exp.topology.paths, servers, fail)  # type: ignore[arg-type]
     _check_sctp(exp.sctp, ("sctp",), fail)
     for association, where in _association_locs(exp):
         if association.sctp is not None:

@@ -120,6 +120,7 @@ def _derive(exp: Experiment, name: str, slot_ns: int, workload: dict[str, Any], 
         "repeat": 1,
         "workload": _first(exp).model_copy(update=workload | {"start": 0, "duration": slot_ns * len(paths)}),
         "workloads": None,
+        "traffic": [],  # the paths alone: competing flows would load them
         "measure": exp.measure.model_copy(update={"capture": capture, "calibrate": False}),
     })
 

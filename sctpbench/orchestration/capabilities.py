@@ -17,6 +17,14 @@ def agent_path() -> Path:
     return Path(os.environ.get("SCTPBENCH_AGENT", AGENT_DEFAULT)).resolve()
 
 
+UDPGEN_DEFAULT = Path(__file__).resolve().parent.parent / "workloads" / "udpgen" / "build" / "sctpbench-udpgen"
+
+
+def udpgen_path() -> Path:
+    """The background UDP generator (traffic: kind udp); SCTPBENCH_UDPGEN points elsewhere."""
+    return Path(os.environ.get("SCTPBENCH_UDPGEN", UDPGEN_DEFAULT)).resolve()
+
+
 def agent() -> Check:
     path = agent_path()
     if os.access(path, os.X_OK):

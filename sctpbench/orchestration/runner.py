@@ -26,6 +26,7 @@ from sctpbench.backends import lastwords, registry, stops
 from sctpbench.backends.base import installed_version
 from sctpbench.model.errors import BackendError
 from sctpbench.model.spec import Experiment
+from sctpbench.orchestration import capabilities
 from sctpbench.plan import build as planning
 from sctpbench.plan.data import Plan
 
@@ -130,7 +131,7 @@ def run_once(experiment: Experiment, repetition: int, session: Path, backend: st
 
 def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str, agent: Path, progress: Progress) -> dict[str, Any]:
     """One repetition into run_dir (which must not hold a run yet); returns its result."""
-    p = planning.build(experiment, repetition, str(agent))
+    p = planning.build(experiment, repetition, str(agent), str(capabilities.udpgen_path()))
     chosen = registry.get(backend)
     (run_dir / "records").mkdir(parents=True)
     lastwords.reserve(run_dir)
@@ -266,4 +267,5 @@ def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
         "paths_used": summary.get("paths_used", []),
         "peers_seen": summary.get("peers_seen", []),
         "associations": summary.get("associations", {}),  # each association's own metrics, failure and model
+        **({"traffic": summary["traffic"]} if summary.get("traffic") else {}),  # competing flows, when the run had any
     }

@@ -20,7 +20,7 @@ import matplotlib
 
 from sctpbench.analysis.metrics import METRIC_KEYS
 from sctpbench.model import sctp_params
-from sctpbench.outputs import figures, folders
+from sctpbench.outputs import figures, folders, traffic
 from sctpbench.outputs.figures import Figure
 
 PNG_DPI = 200
@@ -252,6 +252,14 @@ def selfcheck_table(check: dict[str, Any] | None) -> str:
     return note + table(["check", "measured", "allowed", "verdict"], selfcheck_rows(check), 1)
 
 
+def traffic_tables(run: folders.RunData) -> str:
+    """A table per competing flow (outputs/traffic.py)."""
+    parts = [f"<p class=muted>{esc(traffic.NOTE)}</p>"]
+    for head, rows in traffic.flow_tables(run):
+        parts.append(f"<h3>{esc(head)}</h3>" + table(["figure", "value"], [[k, v if isinstance(v, str) else fmt(v)] for k, v in rows], 1))
+    return "\n".join(parts)
+
+
 def versions_table(run: folders.RunData) -> str:
     rows = [[f"guest {k}", v] for k, v in run.versions.items()] + [[f"host {k}", v] for k, v in run.host.items()]
     return table(["component", "version"], rows, 2)
@@ -274,6 +282,8 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
         parts.append(f"<{heading}>Video frames</{heading}>" + video_table(s))
     if load_table(s):
         parts.append(f"<{heading}>Offered load per path</{heading}>" + load_table(s))
+    if s.get("traffic"):
+        parts.append(f"<{heading}>Competing traffic</{heading}>" + traffic_tables(run))
     parts.append(f"<{heading}>Timing self-check</{heading}>" + selfcheck_table(s.get("selfcheck")))
     parts.append(f"<{heading}>Figures</{heading}>")
     for f in figures.run_figures(run):

@@ -9,6 +9,7 @@ from typing import Any
 
 from sctpbench.model import sctp_params, shaping, timeline
 from sctpbench.plan import schedule
+from sctpbench.plan import traffic as flows
 from sctpbench.plan.actions import path_setup, timed_actions
 from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Association, Command, Plan, Process, TimedAction, agent_name, records_file
 from sctpbench.plan.network import IPV6_FORWARDING, Network, association_paths, drop_rules, ipv6_hosts, ipv6_setup
@@ -79,7 +80,11 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
     return out
 
 
-def build(experiment: Any, repetition: int, agent: str) -> Plan:
+# Where plans built only for their id (campaign expansion, checks) say udpgen is.
+UDPGEN = "sctpbench-udpgen"
+
+
+def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
     resolved = experiment.model_dump_json(exclude=_identity_exclude(experiment))
     rid = run_id(resolved, repetition)
@@ -148,9 +153,13 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         for p in _agents(experiment, a, associations[i], agent, seeds[i])
     ]
 
+    traffic = flows.flows(experiment, links, start_offset)
+    # Receivers before senders, both after the agents: every one is ready before t0.
+    processes += flows.receivers(traffic, udpgen) + flows.senders(traffic, udpgen, seed)
     actions = [
         TimedAction(a.workload["start_ns"], "start", a.name, control="start {t}", agents=[a.client_agent]) for a in associations
     ]
+    actions += flows.actions(traffic)
     by_path = {link.path: link for link in links}
     actions += [action for step in steps for action in timed_actions(step, by_path, associations)]
     actions.sort(key=lambda a: a.at_ns)
@@ -176,6 +185,7 @@ def build(experiment: Any, repetition: int, agent: str) -> Plan:
         variation=variation,
         selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
         files=files,
+        traffic=traffic,
     )
 
 
@@ -338,6 +348,8 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
             exclude["workload"] = unset_one
     if experiment.workload is None:
         exclude["workload"] = True
+    if not experiment.traffic:  # experiments without competing traffic keep the ids they had
+        exclude["traffic"] = True
     return exclude
 
 

@@ -80,7 +80,8 @@ class Link:
 @dataclass
 class Process:
     name: str
-    role: Literal["server", "client", "capture"]
+    # traffic-server, traffic-client: a competing flow's receiver (iperf3 server, udpgen sink) and sender.
+    role: Literal["server", "client", "capture", "traffic-server", "traffic-client"]
     host: str
     argv: list[str]
     ready_line: str  # the process is ready once a line of its output starts with this
@@ -152,6 +153,29 @@ class Association:
 
 
 @dataclass
+class Flow:
+    """A competing flow beside the associations (model/traffic.py): tcp (iperf3) or udp (udpgen)."""
+
+    name: str
+    kind: str  # tcp or udp
+    client: str  # the sending host
+    server: str  # the receiving host
+    path: str
+    client_address: str
+    server_address: str
+    start_ns: int  # from t0
+    duration_ns: int
+    params: dict[str, Any]  # tcp: congestion, sample_interval_ns, port; udp: size, rate, arrival, port, offered_bps
+    client_process: str  # process names
+    server_process: str
+    outputs: dict[str, str]  # role → file relative to the run folder (iperf3's JSON, udpgen's records)
+
+    @property
+    def end_ns(self) -> int:
+        return self.start_ns + self.duration_ns
+
+
+@dataclass
 class Plan:
     format: int
     experiment: str
@@ -177,9 +201,13 @@ class Plan:
     # Files the run reads, relative to the run folder → content: the clients' schedules.
     # The orchestrator writes them beside plan.json.
     files: dict[str, str] = field(default_factory=dict)
+    traffic: list[Flow] = field(default_factory=list)  # competing flows; absent from plans without any
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True)
+        d = asdict(self)
+        if not d["traffic"]:  # plan.json of an experiment without traffic stays as it was
+            del d["traffic"]
+        return json.dumps(d, indent=2, sort_keys=True)
 
     def association(self, name: str) -> Association:
         return next(a for a in self.associations if a.name == name)
@@ -206,6 +234,7 @@ class Plan:
                 "associations": [
                     Association(**a | {"paths": [AssociationPath(**p) for p in a["paths"]]}) for a in d["associations"]
                 ],
+                "traffic": [Flow(**f) for f in d.get("traffic", [])],
             }
         )
 

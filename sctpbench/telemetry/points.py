@@ -18,6 +18,9 @@ Measurements (one per local-store table, plus the run's summary):
                                      figures (selfcheck_lateness_p50_ms, _p99_ms, _max_ms,
                                      selfcheck_event_lag_max_ms, selfcheck_delay_excess_ms,
                                      selfcheck_reasons), seed, clock (virtual, paced, real)
+  tcp_throughput  tcp_throughput.parquet  tags …, flow (a competing TCP flow, traffic:), only
+                                     in runs with one; fields bits_per_second, bytes, retransmits,
+                                     snd_cwnd, rtt_ms; sent after the run (iperf3 reports at its end)
 where … is experiment, campaign, run, repetition, association: the association's name for
 its messages, samples, path notifications and its own sctp_run point; `all` for timeline
 events (a path may carry several associations) and the sctp_run point of the run's
@@ -33,6 +36,8 @@ from typing import Any
 from sctpbench.analysis import selfcheck
 
 MEASUREMENTS = ("sctp_message", "sctp_path", "sctp_event", "sctp_run")
+# Competing TCP flows' iperf3 intervals: not in MEASUREMENTS, which every run has.
+TCP_THROUGHPUT = "tcp_throughput"
 # The association tag of what belongs to the whole run (the spec refuses it as an association's name).
 ALL_ASSOCIATIONS = "all"
 
@@ -147,6 +152,16 @@ def event_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
     return Point(
         "sctp_event", _tags(row, tags) | {"source": row["source"], "kind": row["kind"], "path": row["path"] or "none"},
         {"title": f"{row['source']}: {row['kind']} {where}".strip(), "detail": row["detail"], "addr": row["addr"]},
+        time_ns,
+    )
+
+
+def tcp_throughput_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
+    """One iperf3 interval of a competing flow; its association tag is `all` (a flow is no association's)."""
+    return Point(
+        TCP_THROUGHPUT, tags.as_dict() | {"flow": row["flow"]},
+        {"bits_per_second": row["bits_per_second"], "bytes": row["bytes"], "retransmits": row["retransmits"],
+         "snd_cwnd": row["snd_cwnd"], "rtt_ms": row["rtt_ms"]},
         time_ns,
     )
 

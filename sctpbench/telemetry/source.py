@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+
 from sctpbench.analysis import store
 from sctpbench.collectors import records
 from sctpbench.plan.data import Association, Plan
@@ -139,12 +141,26 @@ class RunSource:
         for name, pending in self.pending_tx.items():
             out += [self._message(tx, None, t, name) for tx, t in sorted(pending.values(), key=lambda p: p[0].seq)]
             pending.clear()
+        out += self._tcp_throughput()
         summary = _json(self.run_dir / "summary.json")
         if summary and "metrics" in summary:
             assert self.clock and self.tags
             run = points.run_points(summary, self.tags, self.clock.t0_realtime_ns)
             out += run
             self.counts["sctp_run"] += len(run)
+        return out
+
+    def _tcp_throughput(self) -> list[points.Point]:
+        """Competing TCP flows' samples, from the store's table (iperf3 writes only at its end)."""
+        path = self.run_dir / "tcp_throughput.parquet"
+        if not path.exists():
+            return []
+        assert self.tags and self.clock
+        rows = [r for r in pq.read_table(path).to_pylist() if r["t_ns"] is not None]
+        out = [points.tcp_throughput_point(r, self.tags, self.stamper.stamp((points.TCP_THROUGHPUT, r["flow"]),
+                                                                             self.clock.wall(r["t_ns"]))) for r in rows]
+        if out:
+            self.counts[points.TCP_THROUGHPUT] = self.counts.get(points.TCP_THROUGHPUT, 0) + len(out)
         return out
 
     def take_deliveries(self) -> list[int]:

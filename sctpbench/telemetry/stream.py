@@ -88,7 +88,7 @@ class Sender:
                 continue
             self.failures_in_row = 0
             for p in chunk:
-                self.ledger.sent[p.measurement] += 1
+                self.ledger.sent[p.measurement] = self.ledger.sent.get(p.measurement, 0) + 1
         if ok and deliveries_wall_ns:
             now = time.time_ns()
             self.ledger.lags_ms += [(now - t) / 1e6 for t in deliveries_wall_ns]
