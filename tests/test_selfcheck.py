@@ -142,6 +142,20 @@ def test_rate_adds_serialisation_to_the_upper_side_only() -> None:
     assert not lone.reasons
 
 
+def test_a_path_its_senders_fill_together_is_not_judged() -> None:
+    # 50 messages/s of 250 B is 0.12 Mbit/s of 1 Mbit/s; with 0.8 Mbit/s beside it the queue is the load's.
+    w = selfcheck.Workload("poisson", 50.0, 250, nagle=False)
+    alone = selfcheck.PathDelay("one", "forward", 10 * MS, rate_bps=1_000_000)
+    judged = selfcheck.evaluate(TOL, [], [], [alone], _deliveries("one", [40.0] * 20), w)
+    assert [r.check for r in judged.reasons] == ["delay_over"]
+    for shared in (800_000.0, float("inf")):
+        busy = selfcheck.PathDelay("one", "forward", 10 * MS, rate_bps=1_000_000, shared_bps=shared)
+        result = selfcheck.evaluate(TOL, [], [], [busy], _deliveries("one", [40.0] * 20), w)
+        assert not result.reasons and not result.delay and "delay: one:" in result.skipped[0], shared
+    light = selfcheck.PathDelay("one", "forward", 10 * MS, rate_bps=1_000_000, shared_bps=300_000.0)
+    assert [r.check for r in selfcheck.evaluate(TOL, [], [], [light], _deliveries("one", [40.0] * 20), w).reasons] == ["delay_over"]
+
+
 def test_jitter_widens_both_sides() -> None:
     path = selfcheck.PathDelay("wlan", "forward", 20 * MS, jitter_ns=5 * MS)
     low = selfcheck.evaluate(TOL, [], [], [path], _deliveries("wlan", [12.0] * 20), PERIODIC)

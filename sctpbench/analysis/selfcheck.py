@@ -79,6 +79,9 @@ class PathDelay:
     # workload (and `path` is ASSOC/PATH); None: the run's one workload.
     workload: Workload | None = None
     association: str = ""  # whose messages it is judged on (its deliveries name the same)
+    # What the other senders on this path and direction offer (bit/s): associations that
+    # start on it, background UDP; infinite beside a bulk TCP flow, which fills any queue.
+    shared_bps: float = 0.0
 
 
 @dataclass
@@ -243,6 +246,12 @@ def _delay_checks(result: Result, paths: list[PathDelay], deliveries: list[Deliv
         mine = [d for d in before if d.association == path.association]
         if path.rate_bps and offered_bps(own.size, own.rate, path.family) >= MAX_OFFERED_SHARE * path.rate_bps:
             result.skipped.append(f"delay: {path.path}: the workload offers {MAX_OFFERED_SHARE:.0%} of its rate or more")
+            continue
+        if path.shared_bps == math.inf:
+            result.skipped.append(f"delay: {path.path}: shared with a bulk TCP flow, whose queue it waits in")
+            continue
+        if path.rate_bps and offered_bps(own.size, own.rate, path.family) + path.shared_bps >= MAX_OFFERED_SHARE * path.rate_bps:
+            result.skipped.append(f"delay: {path.path}: its senders together offer {MAX_OFFERED_SHARE:.0%} of its rate or more")
             continue
         mtts = [d.mtt_ns for d in mine if d.path == path.path and d.mtt_ns is not None]
         if len(mtts) < MIN_DELAY_SAMPLES:

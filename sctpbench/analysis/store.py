@@ -23,6 +23,7 @@ A run folder after collection holds, besides what the backend wrote:
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -331,11 +332,27 @@ def _selfcheck(plan: Plan, data: list[AssociationData], events: list[dict[str, A
                 name = f"{d.plan.name}/{link.path}" if several else link.path
                 paths.append(selfcheck.PathDelay(name, direction, values["delay"], values.get("jitter") or 0, values.get("rate"),
                                                  family=link.family, workload=own if several else None,
-                                                 association=d.plan.name))
+                                                 association=d.plan.name,
+                                                 shared_bps=_shared_bps(plan, link, direction, d.plan.name)))
         deliveries += [selfcheck.Delivery(f"{d.plan.name}/{r['path']}" if several and r["path"] else r["path"], r["t_rx_ns"],
                                           r["mtt_ns"], d.plan.name) for r in d.rows]
     workload = _selfcheck_workload(data[0].plan) if data else selfcheck.Workload("periodic", 0.0, 0, nagle=False)
     return selfcheck.evaluate(selfcheck.Tolerances.from_dict(plan.selfcheck), pairs, events, paths, deliveries, workload)
+
+
+def _shared_bps(plan: Plan, link: Link, direction: str, association: str) -> float:
+    """What the other senders on a path and direction offer, as planned (analysis/load.py
+    counts what they sent): associations starting on it, UDP flows; a TCP flow fills it."""
+    total = 0.0
+    for a in plan.associations:
+        if a.name != association and a.paths and a.paths[0].path == link.path \
+                and load.direction_from(link, a.client) == direction:
+            w = _selfcheck_workload(a)
+            total += math.inf if w.arrival == "saturate" else selfcheck.offered_bps(w.size, w.rate, link.family)
+    for flow in plan.traffic:
+        if flow.path == link.path and load.direction_from(link, flow.client) == direction:
+            total += math.inf if flow.kind == "tcp" else float(flow.params["offered_bps"])
+    return total
 
 
 def _selfcheck_workload(assoc: Association) -> selfcheck.Workload:
