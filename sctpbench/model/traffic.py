@@ -58,6 +58,9 @@ class TcpFlow(Flow):
     sample_interval: Annotated[Duration, Field(ge=100_000_000, le=60 * SECOND_NS)] = Field(
         default=SECOND_NS, description="iperf3's reporting interval (-i), at least 100ms")
     port: Annotated[int, Field(ge=1, le=65535)] = Field(default=5201, description="the iperf3 server's port")
+    parallel: Annotated[int, Field(ge=1, le=128)] = Field(
+        default=1, description="this many TCP connections at once (iperf3's -P), each with its own congestion control; "
+        "the figures are their sum")
 
 
 class UdpFlow(Flow):

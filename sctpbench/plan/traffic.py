@@ -38,7 +38,8 @@ def _flow(f: traffic.Flow, paths: Any, links: list[Link], start_offset: int) -> 
     # A dual-stack path's IPv4 pair comes first, as for associations.
     ends = next(p for p in association_paths(links, f.client, f.server) if p.path == path)
     if isinstance(f, traffic.TcpFlow):
-        params: dict[str, Any] = {"congestion": f.congestion, "sample_interval_ns": f.sample_interval, "port": f.port}
+        params: dict[str, Any] = {"congestion": f.congestion, "sample_interval_ns": f.sample_interval, "port": f.port,
+                                  "parallel": f.parallel}
         outputs = {"client": f"traffic/{f.name}.json"}
     else:
         assert isinstance(f, traffic.UdpFlow)
@@ -82,6 +83,7 @@ def _sender(f: Flow, udpgen: str, seed: int) -> Process:
         seconds = f.duration_ns // 1_000_000_000  # the spec allows whole seconds only
         iperf3 = ["iperf3", "-c", f.server_address, "-B", f.client_address, "-p", str(f.params["port"]),
                   "-t", str(seconds), "-i", f"{f.params['sample_interval_ns'] / 1e9:g}", "-C", f.params["congestion"],
+                  *(["-P", str(f.params["parallel"])] if f.params.get("parallel", 1) > 1 else []),
                   "-J", "--logfile", f"{{run}}/{f.outputs['client']}"]
         return Process(f.client_process, "traffic-client", f.client, ["sh", "-c", WAIT_THEN_EXEC, "sh", *iperf3], "ready")
     argv = [udpgen, "send", "--local", f.client_address, "--peer", f.server_address, "--port", str(f.params["port"]),
