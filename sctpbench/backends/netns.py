@@ -324,44 +324,33 @@ class NetnsBackend:
         deadline_s = (deadline_ns - _now()) / 1e9
         for assoc in self.plan.associations:
             client = self.agents[assoc.client_agent]
-            try:
-                code = client.proc.wait(timeout=max((deadline_ns - _now()) / 1e9, 1.0))
-            except subprocess.TimeoutExpired:
-                raise BackendError(f"the client agent {client.name} did not finish within {deadline_s:.0f} s of t0+end") from None
-            if code != 0:
-                raise BackendError(f"the client agent {client.name} exited with status {code}; {self._why(client)}")
+            self._wait_exit(client, max((deadline_ns - _now()) / 1e9, 1.0), f"the client agent {client.name}",
+                            f"did not finish within {deadline_s:.0f} s of t0+end")
         for assoc in self.plan.associations:
             server = self.agents[assoc.server_agent]
-            try:
-                code = server.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                raise BackendError(f"the server agent {server.name} did not see the association end within 10 s") from None
-            if code != 0:
-                raise BackendError(f"the server agent {server.name} exited with status {code}; {self._why(server)}")
+            self._wait_exit(server, 10, f"the server agent {server.name}", "did not see the association end within 10 s")
 
     def _wait_traffic(self, t0: int) -> None:
         """Every competing flow's sender until its end, then its receiver: iperf3's server
         ends with its one test, a udp sink once told (so it writes its `end` line)."""
         for flow in self.plan.traffic:
-            sender = self.agents[flow.client_process]
             deadline_s = (t0 + flow.end_ns + TRAFFIC_GRACE_NS - _now()) / 1e9
-            try:
-                code = sender.proc.wait(timeout=max(deadline_s, 1.0))
-            except subprocess.TimeoutExpired:
-                raise BackendError(f"the {flow.kind} flow {flow.name} did not finish within "
-                                   f"{TRAFFIC_GRACE_NS / 1e9:g} s of its end") from None
-            if code != 0:
-                raise BackendError(f"the {flow.kind} flow {flow.name}'s sender exited with status {code}; {self._why(sender)}")
+            self._wait_exit(self.agents[flow.client_process], max(deadline_s, 1.0), f"the {flow.kind} flow {flow.name}'s sender",
+                            f"did not finish within {TRAFFIC_GRACE_NS / 1e9:g} s of its end")
         for flow in self.plan.traffic:
             receiver = self.agents[flow.server_process]
             if flow.kind == "udp":
                 receiver.command("stop")
-            try:
-                code = receiver.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                raise BackendError(f"the {flow.kind} flow {flow.name}'s receiver did not end within 10 s") from None
-            if code != 0:
-                raise BackendError(f"the {flow.kind} flow {flow.name}'s receiver exited with status {code}; {self._why(receiver)}")
+            self._wait_exit(receiver, 10, f"the {flow.kind} flow {flow.name}'s receiver", "did not end within 10 s")
+
+    def _wait_exit(self, process: Managed, timeout_s: float, who: str, late: str) -> None:
+        """Wait for a process to exit 0; otherwise say who was late or how it failed."""
+        try:
+            code = process.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise BackendError(f"{who} {late}") from None
+        if code != 0:
+            raise BackendError(f"{who} exited with status {code}; {self._why(process)}")
 
     def _why(self, agent: Managed) -> str:
         agent.stderr.flush()

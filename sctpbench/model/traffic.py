@@ -71,7 +71,7 @@ class UdpFlow(Flow):
     size: Annotated[Size, Field(ge=28, le=65507)] = Field(default=250, description="UDP payload bytes")
     rate: MessageRate | None = Field(default=None, description="datagrams per second (or share)")
     share: Annotated[Percent, Field(gt=0)] | None = Field(
-        default=None, description="a share of the path's forward rate, counting IP and UDP headers (or rate)")
+        default=None, description="a share of the path's rate from client to server, counting Ethernet, IP and UDP headers (or rate)")
     arrival: Literal["poisson", "periodic"] = "poisson"
     port: Annotated[int, Field(ge=1, le=65535)] = Field(default=9000, description="the sink's port")
 
