@@ -502,10 +502,18 @@ def timing_line(check: dict[str, Any]) -> str:
                      f" max {late['max_ms']:.2f} ms (≤ {tol['lateness_max_ns'] / 1e6:g})")
     if check.get("event_lag"):
         parts.append(f"event lag max {check['event_lag']['max_ms']:.2f} ms (≤ {tol['event_lag_ns'] / 1e6:g})")
-    for d in check.get("delay") or []:
+    delays = check.get("delay") or []
+    # With many associations only the paths closest to their upper bound: the rest is in the summary.
+    shown = sorted(delays, key=lambda d: d["high_ms"] - d["achieved_ms"])[:TIMING_PATHS_SHOWN]
+    for d in shown:
         parts.append(f"{d['path']} MTT p{d['quantile']:g} {d['achieved_ms']:.2f} ms "
                      f"(configured {d['expected_ms']:g}, allowed {d['low_ms']:g}–{d['high_ms']:g})")
+    if len(delays) > len(shown):
+        parts.append(f"{len(delays) - len(shown)} more path delays, further from their upper bound (summary.json)")
     return "; ".join(parts) or "nothing to check"
+
+
+TIMING_PATHS_SHOWN = 6
 
 
 def failure_lines(m: dict[str, Any], model: dict[str, Any] | None) -> list[str]:

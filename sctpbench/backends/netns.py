@@ -15,6 +15,7 @@ import json
 import os
 import queue
 import re
+import resource
 import select
 import signal
 import socket
@@ -491,6 +492,7 @@ def _kernel_hz() -> int | None:
 
 def run_plan(plan: Plan, run_dir: Path, report: Report, modprobe_root: str | None = None) -> None:
     """Build, run and always tear down; backend.json says how it ended."""
+    _open_files_to_the_hard_limit()
     backend = NetnsBackend(plan, run_dir, report, modprobe_root)
     status: dict[str, object] = {"ok": False, "error": None}
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -512,6 +514,13 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, modprobe_root: str | Non
         backend.teardown()
         signal.signal(signal.SIGTERM, previous)
         _write_status(run_dir, status)
+
+
+def _open_files_to_the_hard_limit() -> None:
+    """Every process costs this one a pipe and two log files, and a guest's init leaves the
+    soft limit at 1024: 128 associations would run out (`Too many open files`)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def _write_status(run_dir: Path, status: dict[str, object]) -> None:
