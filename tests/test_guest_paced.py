@@ -73,7 +73,7 @@ def test_paced_run_takes_at_least_the_experiment_length_and_records_its_calendar
     calendar = guest["calendar"]
     # Not `held > 0`: on a machine loaded enough the guest never gets ahead of the wall clock,
     # so the calendar never has to hold it back (CI saw held 0 beside two other guest suites).
-    assert calendar["error"] == "" and calendar["grants"] > 0 and calendar["held"] >= 0
+    assert calendar["error"] == "" and calendar["grants"] > 0
     assert calendar["wall_ns"] >= calendar["virtual_ns"] >= LENGTH_S * 1e9  # never ahead of the wall clock
     assert guest["wall_s"] >= LENGTH_S
     virtual = json.loads((runs["virtual"]["dir"] / "guest.json").read_text())
