@@ -62,3 +62,16 @@ def test_a_burst_of_send_failures_is_one_marker() -> None:
     rows = [{"t_rel_ns": S + i, "source": "client", "kind": "SEND_FAILED", "path": None, "addr": None} for i in range(50)]
     rows.append({"t_rel_ns": 2 * S, "source": "client", "kind": "PRIMARY_SET", "path": "secondary", "addr": "198.18.1.2"})
     assert [m.label for m in series.markers(rows)] == ["client: SEND_FAILED", "client: secondary PRIMARY_SET"]
+
+
+def test_address_reconfiguration_requests_reach_the_path_event_table(tmp_path: Path) -> None:
+    run = _run_folder(tmp_path, [
+        f"event\t{T0 + 2 * S}\taddaddr\t198.18.1.1\n",
+        f"event\t{T0 + 3 * S}\tpeerprimary\t198.18.1.1\n",
+        f"event\t{T0 + 4 * S}\tdeladdr\t198.18.0.1\n",
+    ])
+    store.collect(run)
+    rows = [(r["kind"], r["path"], r["addr"], r["t_rel_ns"]) for r in pq.read_table(run / "path_events.parquet").to_pylist()
+            if r["source"] == "client"]
+    assert rows == [("ASCONF_ADD_IP", "secondary", "198.18.1.1", 2 * S), ("ASCONF_SET_PRIMARY", "secondary", "198.18.1.1", 3 * S),
+                    ("ASCONF_DELETE_IP", "primary", "198.18.0.1", 4 * S)]

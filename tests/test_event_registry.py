@@ -47,9 +47,11 @@ def _file(tmp_path: Path, *events: str) -> Path:
 
 
 def test_the_built_in_kinds_in_their_order_each_a_module_of_its_own() -> None:
-    assert registry.names() == ["fail", "restore", "primary", "down", "up", "degrade", "flap", "trace", "pingpong"]
+    assert registry.names() == ["fail", "restore", "primary", "add_address", "delete_address", "peer_primary", "set_primary",
+                                "handover", "down", "up", "degrade", "flap", "trace", "pingpong"]
     assert {k.__module__.rsplit(".", 1)[1] for k in registry.kinds().values()} == set(registry.names())
-    assert list(registry.steps()) == ["fail", "restore", "primary", "down", "up", "degrade"]
+    assert list(registry.steps()) == ["fail", "restore", "primary", "add_address", "delete_address", "peer_primary", "down", "up",
+                                      "degrade"]
 
 
 def test_run_ids_are_the_ones_from_before_the_registry() -> None:
@@ -62,7 +64,8 @@ def test_run_ids_are_the_ones_from_before_the_registry() -> None:
 
 def test_an_event_without_a_kind_or_with_two_names_every_kind(tmp_path: Path) -> None:
     for event in ("{at: 1s}", "{at: 1s, fail: primary, down: primary}"):
-        with pytest.raises(SpecError, match=r"x.yaml:4: events.0: an event needs exactly one of: fail, restore, primary, down, "
+        with pytest.raises(SpecError, match=r"x.yaml:4: events.0: an event needs exactly one of: fail, restore, primary, "
+                                            r"add_address, delete_address, peer_primary, set_primary, handover, down, "
                                             r"up, degrade, flap, trace, pingpong$"):
             spec.load(_file(tmp_path, event))
 

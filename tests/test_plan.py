@@ -27,6 +27,7 @@ GOLDEN_CASES = {
     "dual-stack-drops": ("drop-pattern.yaml", ["topology.paths.primary.family=dual"]),
     "associations": ("associations.yaml", []),
     "competing-tcp": ("competing-tcp.yaml", []),
+    "handover": ("handover.yaml", []),
 }
 
 

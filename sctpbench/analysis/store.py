@@ -6,7 +6,9 @@ A run folder after collection holds, besides what the backend wrote:
   path_events.parquet   timeline actions (association: the one a start starts, else none),
                         SCTP_PEER_ADDR_CHANGE notifications (the association's endpoint), and
                         what the agents record besides: the primary set (PRIMARY_SET, the
-                        client's `event primary`) and messages given up (SEND_FAILED, `sendfail`)
+                        client's `event primary`), its address reconfiguration requests
+                        (ASCONF_ADD_IP, ASCONF_SET_PRIMARY, ASCONF_DELETE_IP: `event addaddr`,
+                        `peerprimary`, `deladdr`) and messages given up (SEND_FAILED, `sendfail`)
   path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per association, endpoint and path
   params.json           requested values, sysctls read back, association values read back
                         (per association under `associations`; `association`: the first's)
@@ -105,14 +107,25 @@ def addr_event_row(endpoint: str, c: records.AddrChange, path_of: dict[str, str]
 # Kinds of the agents' own records in the path-event table, beside the notifications' ADDR_*.
 PRIMARY_SET = "PRIMARY_SET"
 SEND_FAILED = "SEND_FAILED"
+# The client's address reconfiguration commands (RFC 5061): the request it sent; the peer's
+# ADDR_ADDED, ADDR_MADE_PRIM and ADDR_REMOVED say when it arrived.
+ASCONF_KINDS = {
+    "addaddr": ("ASCONF_ADD_IP", "sctp_bindx ADD: ASCONF ADD-IP sent"),
+    "peerprimary": ("ASCONF_SET_PRIMARY", "SCTP_SET_PEER_PRIMARY_ADDR: ASCONF SET-PRIMARY sent"),
+    "deladdr": ("ASCONF_DELETE_IP", "sctp_bindx REM: ASCONF DELETE-IP sent"),
+}
 
 
 def agent_event_rows(endpoint: str, rec: records.Records, path_of: dict[str, str], rel: Relative,
                      association: str) -> list[dict[str, Any]]:
-    """The endpoint's primary changes that took effect and its send failures, as event rows."""
+    """The endpoint's primary changes that took effect, its address reconfiguration requests
+    and its send failures, as event rows."""
     rows = [{"association": association, "t_ns": t, "t_rel_ns": rel(t), "source": endpoint, "kind": PRIMARY_SET,
              "path": path_of.get(addr), "addr": addr, "detail": "SCTP_PRIMARY_ADDR took effect"}
             for t, name, addr in rec.events if name == "primary"]
+    rows += [{"association": association, "t_ns": t, "t_rel_ns": rel(t), "source": endpoint, "kind": ASCONF_KINDS[name][0],
+              "path": path_of.get(addr), "addr": addr, "detail": ASCONF_KINDS[name][1]}
+             for t, name, addr in rec.events if name in ASCONF_KINDS]
     rows += [{"association": association, "t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "source": endpoint, "kind": SEND_FAILED,
               "path": None, "addr": None, "detail": f"message {'?' if s.seq is None else s.seq}, error {s.error}"}
              for s in rec.sendfail]

@@ -48,7 +48,10 @@ BY_KEY = {p.key: p for p in PARAMS}
 
 # Not set by experiments, read back because they decide what the others do.
 PF_EXPOSE_ENABLE = 2  # include/net/sctp/constants.h: UNSET 0, DISABLE 1, ENABLE 2
-READ_BACK_SYSCTLS: tuple[str, ...] = tuple(p.name for p in PARAMS if p.where == "sysctl") + ("max_burst", "pf_expose")
+# addip_enable, auth_enable, addip_noauth_enable: whether ASCONF (RFC 5061) can run, which
+# the plan turns on for address events (plan/dar.py).
+READ_BACK_SYSCTLS: tuple[str, ...] = tuple(p.name for p in PARAMS if p.where == "sysctl") + (
+    "max_burst", "pf_expose", "addip_enable", "auth_enable", "addip_noauth_enable")
 
 
 def sysctl_value(param: Param, value: int | bool) -> str:

@@ -741,6 +741,7 @@ def _event_context(exp: Experiment) -> Context:
         peer_addresses=peers,
         end_ns=exp.end_ns,
         several=several,
+        first_paths=[exp.paths_of(a)[0] for a in exp.associations if exp.paths_of(a)],
     )
 
 

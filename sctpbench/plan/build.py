@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 from sctpbench.model import sctp_params, shaping, timeline
-from sctpbench.plan import schedule
+from sctpbench.plan import dar, schedule
 from sctpbench.plan import traffic as flows
 from sctpbench.plan.actions import path_setup, timed_actions
 from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Association, Command, Plan, Process, TimedAction, agent_name, records_file
@@ -115,7 +115,9 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
     setup += net.links_setup
     for h in hosts:
         setup += net.ip[h] + net.tc[h]
-    setup += _host_sysctls(experiment)
+    asconf_hosts = {h for a in experiment.associations if dar.uses_asconf(steps, association_paths(net.links, a.client, a.server))
+                    for h in (a.client, a.server)}
+    setup += _host_sysctls(experiment, asconf_hosts)
     buffers = _buffer_sysctls(_kernel_wide_sctp(experiment))
     if buffers:
         setup.append(Command("sysctl", buffers))
@@ -150,7 +152,7 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
              if x.schedule is not None and m is not None}
     processes = captures + [
         p for i, a in enumerate(experiment.associations)
-        for p in _agents(experiment, a, associations[i], agent, seeds[i])
+        for p in _agents(experiment, a, associations[i], agent, seeds[i], steps)
     ]
 
     traffic = flows.flows(experiment, links, start_offset)
@@ -189,13 +191,16 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
     )
 
 
-def _host_sysctls(experiment: Any) -> list[Command]:
+def _host_sysctls(experiment: Any, asconf_hosts: set[str]) -> list[Command]:
     """Each host's net.sctp.* sysctls (per namespace): those of the associations it is an
-    end of (the spec made them agree), the experiment's on a host no association uses."""
+    end of (the spec made them agree), the experiment's on a host no association uses; and
+    ASCONF's on the hosts of an association whose addresses change (plan/dar.py)."""
     commands = []
     for host in experiment.topology.hosts:
         mine = [a for a in experiment.associations if host in (a.client, a.server)]
         sysctls = _sysctls(experiment.association_sctp(mine[0]) if mine else experiment.sctp)
+        if host in asconf_hosts:
+            sysctls += dar.ASCONF_SYSCTLS
         if sysctls:
             commands.append(Command("sysctl", sysctls, host))
     return commands
@@ -291,8 +296,9 @@ def _association(experiment: Any, a: Any, links: list[Any], start_offset: int,
     )
 
 
-def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int) -> list[Process]:
-    """The association's server and client agents, with its socket-level SCTP options."""
+def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int, steps: list[timeline.Step]) -> list[Process]:
+    """The association's server and client agents, with its socket-level SCTP options; the
+    client without the addresses the timeline adds later (plan/dar.py)."""
     sample_ms = experiment.measure.sample_interval // 1_000_000
     common: list[str] = ["--sample-interval", str(sample_ms)]
     p = experiment.association_sctp(a)
@@ -303,7 +309,7 @@ def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int) 
     if p.streams is not None:
         common += ["--streams", str(p.streams)]
     server_addrs = ",".join(x.server_address for x in assoc.paths)
-    client_addrs = ",".join(x.client_address for x in assoc.paths)
+    client_addrs = ",".join(x.client_address for x in dar.bound_at_start(steps, assoc))
     if assoc.schedule is not None:
         messages = ["--arrival", "schedule", "--schedule", f"{{run}}/{assoc.schedule}"]
     else:

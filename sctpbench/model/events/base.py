@@ -48,6 +48,7 @@ class Context:
     peer_addresses: Sequence[tuple[str, str]]  # (association path, the server's address on it), IPv4 first
     end_ns: int  # when the workload ends
     several: bool = False  # more than one association: messages say which
+    first_paths: Sequence[str] = ()  # each association's first path: its INIT and initial primary
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,8 @@ class LinkLike(Protocol):
 class AssociationLike(Protocol):
     @property
     def path(self) -> str: ...
+    @property
+    def client_address(self) -> str: ...
     @property
     def server_address(self) -> str: ...
 
@@ -148,6 +151,9 @@ class Event(Model):
     # Told to the client agents of the associations it `concerns` rather than done on a path:
     # rendered once per such association.
     agent_control: ClassVar[bool] = False
+    # A primitive step that changes the association's addresses with ASCONF (RFC 5061): the
+    # plan turns on ASCONF on the hosts of the associations it concerns (plan/dar.py).
+    asconf: ClassVar[bool] = False
     marker: ClassVar[Marker] = Marker("#7b3294")
 
     at: Duration

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from sctpbench.model.addressing import same_address
 from sctpbench.model.errors import SpecError
-from sctpbench.model.events.base import AssociationLike, Context, Event, Fail, LinkLike, Marker, Rendering
+from sctpbench.model.events.base import AssociationLike, Context, Event, Fail, LinkLike, Marker, Rendering, origin_detail
 from sctpbench.model.timeline import Step
 
 
@@ -47,7 +47,7 @@ class PrimaryEvent(Event):
 
     @classmethod
     def render(cls, step: Step, links: Mapping[str, LinkLike], association: Sequence[AssociationLike]) -> Rendering:
-        return Rendering(control=f"primary {_peer_address(step.path, association)}")
+        return Rendering(control=f"primary {_peer_address(step.path, association)}", detail=origin_detail(step))
 
 
 def _peer_address(target: str, association: Sequence[AssociationLike]) -> str:

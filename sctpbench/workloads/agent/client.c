@@ -2,6 +2,7 @@
 
 #include "clock.h"
 #include "control.h"
+#include "dar.h"
 #include "diag.h"
 #include "endpoint.h"
 #include "notify.h"
@@ -140,6 +141,7 @@ static void on_comm_up(struct client *c, sctp_assoc_t assoc)
 		fail(c);
 		return;
 	}
+	dar_write_params(c->fd, assoc, c->rec, t);
 	n = sctp_getpaddrs(c->fd, assoc, &packed);
 	if (n < 0) {
 		diag_errno(errno, "sctp_getpaddrs");
@@ -487,6 +489,11 @@ static void read_stdin(struct client *c)
 			break;
 		case CONTROL_STOP:
 			on_stop(c);
+			break;
+		case CONTROL_ADDADDR:
+		case CONTROL_DELADDR:
+		case CONTROL_PEERPRIMARY:
+			dar_command(c->fd, c->assoc, cmd.kind, cmd.arg, c->rec);
 			break;
 		case CONTROL_INVALID:
 			reply("err %s %s\n", cmd.word[0] ? cmd.word : "command", cmd.why);

@@ -82,6 +82,16 @@ static void parse_line(char *line, struct control_cmd *cmd)
 			cmd->kind = CONTROL_PRIMARY;
 			strcpy(cmd->arg, arg);
 		}
+	} else if (strcmp(word, "addaddr") == 0 || strcmp(word, "deladdr") == 0 ||
+		   strcmp(word, "peerprimary") == 0) {
+		if (arg == NULL || extra != NULL) {
+			invalid(cmd, word, word[0] == 'a' ? "usage: addaddr ADDR" :
+				word[0] == 'd' ? "usage: deladdr ADDR" : "usage: peerprimary ADDR");
+		} else {
+			cmd->kind = word[0] == 'a' ? CONTROL_ADDADDR :
+				    word[0] == 'd' ? CONTROL_DELADDR : CONTROL_PEERPRIMARY;
+			strcpy(cmd->arg, arg);
+		}
 	} else if (strcmp(word, "stop") == 0) {
 		if (arg != NULL)
 			invalid(cmd, word, "usage: stop");

@@ -1,5 +1,6 @@
 /* Control commands from the harness on stdin, one per line:
  *   start T | primary ADDR | stop
+ *   addaddr ADDR | deladdr ADDR | peerprimary ADDR  (RFC 5061 ASCONF, dar.h)
  *
  * Read without blocking the event loop: the caller polls the descriptor
  * and calls control_fill() once per readiness, so stdin itself is never
@@ -19,13 +20,16 @@ enum control_kind {
 	CONTROL_START,
 	CONTROL_PRIMARY,
 	CONTROL_STOP,
+	CONTROL_ADDADDR,     /* sctp_bindx(SCTP_BINDX_ADD_ADDR): ASCONF ADD-IP */
+	CONTROL_DELADDR,     /* sctp_bindx(SCTP_BINDX_REM_ADDR): ASCONF DELETE-IP */
+	CONTROL_PEERPRIMARY, /* SCTP_SET_PEER_PRIMARY_ADDR: ASCONF SET-PRIMARY */
 	CONTROL_INVALID,
 };
 
 struct control_cmd {
 	enum control_kind kind;
 	int64_t start_ns;            /* CONTROL_START */
-	char arg[CONTROL_LINE_MAX + 1];  /* CONTROL_PRIMARY: the address text */
+	char arg[CONTROL_LINE_MAX + 1];  /* CONTROL_PRIMARY and the DAR commands: the address text */
 	char word[CONTROL_LINE_MAX + 1]; /* CONTROL_INVALID: first word, or "" */
 	const char *why;             /* CONTROL_INVALID: reason */
 };

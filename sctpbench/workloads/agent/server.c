@@ -1,6 +1,7 @@
 #include "server.h"
 
 #include "clock.h"
+#include "dar.h"
 #include "diag.h"
 #include "endpoint.h"
 #include "notify.h"
@@ -55,6 +56,7 @@ static void on_comm_up(struct server *s, sctp_assoc_t assoc)
 		s->outcome = FAILED;
 		return;
 	}
+	dar_write_params(s->fd, assoc, s->rec, t);
 	n = sctp_getpaddrs(s->fd, assoc, &packed);
 	if (n < 0) {
 		diag_errno(errno, "sctp_getpaddrs");

@@ -49,6 +49,16 @@ static void test_control(void)
 	while (control_next(&c, &cmd)) n++;
 	CHECK(n == 1);
 	close(p[0]);
+	/* the DAR commands: one address each */
+	assert(pipe(p) == 0); control_init(&c, p[0]);
+	a = "addaddr 198.18.2.1\ndeladdr 2001:2::1\npeerprimary 198.18.2.1\naddaddr\ndeladdr a b\n";
+	assert(write(p[1], a, strlen(a)) == (ssize_t)strlen(a)); close(p[1]);
+	n = 0;
+	while (!c.eof) { CHECK(control_fill(&c) == 0); while (n < 16 && control_next(&c, &cmd)) { kinds[n++] = cmd.kind; if (n == 2) CHECK(strcmp(cmd.arg, "2001:2::1") == 0); if (n == 5) CHECK(strcmp(cmd.why, "usage: deladdr ADDR") == 0); } }
+	CHECK(n == 5);
+	CHECK(kinds[0] == CONTROL_ADDADDR && kinds[1] == CONTROL_DELADDR && kinds[2] == CONTROL_PEERPRIMARY);
+	CHECK(kinds[3] == CONTROL_INVALID && kinds[4] == CONTROL_INVALID);
+	close(p[0]);
 	puts("control ok");
 }
 
