@@ -33,7 +33,7 @@
 
 #define POLICY_MAX_PATHS 16
 #define POLICY_TEXT_MAX 256
-#define POLICY_REASON_MAX 96
+#define POLICY_REASON_MAX 192
 
 enum policy_kind {
 	POLICY_STATIC,
