@@ -105,3 +105,15 @@ def test_delay_centric_moves_the_primary_off_a_degraded_path_and_static_does_not
     assert not [f for f in static.other if f[0] == "policy"]
     primaries = {s.addr for s in static.path if s.primary}
     assert len(primaries) == 1
+
+
+@pytest.mark.guest
+def test_a_guard_time_heartbeats_the_candidate_then_confirms_the_switch(wrapper_dir: Path, tmp_path: Path) -> None:
+    client = _run(wrapper_dir, tmp_path, "delay-centric:guard=200-400,seed=3")
+    decisions = [f for f in client.other if f[0] == "policy"]
+    assert [f[2] for f in decisions[:2]] == ["guard", "switch"], decisions
+    guard, switch = decisions[0], decisions[1]
+    assert guard[3] == guard[4] != guard[5] == switch[5] == switch[4], decisions
+    assert " hb 20ms" in guard[6] and "failed" not in guard[6] + switch[6], decisions
+    waited = int(switch[1]) - int(guard[1])
+    assert 200_000_000 <= waited <= 400_000_000 + 40_000_000, waited / 1e6
