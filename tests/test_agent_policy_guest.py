@@ -1,21 +1,18 @@
-"""The agent's --policy in a real run (guest): two paths of 10 ms each way; at 3 s the primary's
+"""A workload's `policy:` in a real run (guest): two paths of 10 ms each way; at 3 s the primary's
 delay goes to 60 ms each way (a `degrade` event). The delay-centric policy must move the primary
-to the other path within a few samples and record the decision; static must not switch.
-
-The experiment file cannot ask for a policy yet, so (as in test_agent_schedule.py) SCTPBENCH_AGENT
-points at a wrapper that appends `--policy ...` to the client's command line.
+to the other path within a few samples and record the decision (the agent's `policy` record, and
+a POLICY row in path_events.parquet); static must not switch.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from sctpbench.collectors import records
@@ -29,40 +26,26 @@ EXPERIMENT = f"""\
 name: policy
 topology: {ROOT}/sctpbench/topologies/dual-homed.yaml
 sctp: {{nodelay: true, sack_delay: 10ms, hb_interval: 500ms}}
-workload: {{client: client, server: server, size: 200B, rate: 50/s, arrival: periodic, duration: 5s}}
+workload: {{client: client, server: server, size: 200B, rate: 50/s, arrival: periodic, duration: 5s, policy: 'POLICY'}}
 events:
   - {{at: {DEGRADE_S}s, degrade: primary, set: {{delay: 60ms}}}}
 """
 
-WRAPPER = """\
-#!/bin/sh
-agent="$(dirname "$0")/sctpbench-agent"
-case "$1" in client) exec "$agent" "$@" --policy POLICY;; *) exec "$agent" "$@";; esac
-"""
-
-
 @pytest.fixture
-def wrapper_dir() -> Iterator[Path]:
+def built() -> None:
     subprocess.run(["make", "-s", "-C", str(AGENT_DIR), "all"], check=True, capture_output=True, text=True)
-    folder = AGENT_DIR / "build" / f"policy-test-{os.getpid()}"
-    folder.mkdir(parents=True, exist_ok=True)
-    os.symlink(AGENT, folder / "sctpbench-agent")
-    yield folder
-    shutil.rmtree(folder)
 
 
-def _run(folder: Path, tmp_path: Path, policy: str) -> records.Records:
-    (folder / "agent").write_text(WRAPPER.replace("POLICY", policy))
-    (folder / "agent").chmod(0o755)
+def _run(tmp_path: Path, policy: str) -> tuple[records.Records, list[dict]]:
     tmp_path.mkdir(parents=True, exist_ok=True)
     experiment = tmp_path / "policy.yaml"
-    experiment.write_text(EXPERIMENT)
-    env = os.environ | {"SCTPBENCH_AGENT": str(folder / "agent")}
+    experiment.write_text(EXPERIMENT.replace("POLICY", policy))
+    env = os.environ | {"SCTPBENCH_AGENT": str(AGENT)}
     r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(tmp_path / "out")],
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr + r.stdout
     run_dir = Path(json.loads(r.stdout)["runs"][0]["directory"])
-    return records.read(run_dir / "records/main.client.rec")
+    return records.read(run_dir / "records/main.client.rec"), pq.read_table(run_dir / "path_events.parquet").to_pylist()
 
 
 def _start_ns(client: records.Records) -> int:
@@ -70,10 +53,10 @@ def _start_ns(client: records.Records) -> int:
 
 
 @pytest.mark.guest
-def test_delay_centric_moves_the_primary_off_a_degraded_path_and_static_does_not(wrapper_dir: Path, tmp_path: Path) -> None:
-    client = _run(wrapper_dir, tmp_path / "dc", "delay-centric:hysteresis=10")
+def test_delay_centric_moves_the_primary_off_a_degraded_path_and_static_does_not(built: None, tmp_path: Path) -> None:
+    client, events = _run(tmp_path / "dc", "delay-centric:hysteresis=10")
     assert client.meta["policy"] == "delay-centric:hysteresis=10"
-    decisions = [f for f in client.other if f[0] == "policy"]
+    decisions = [["policy", str(d.t_ns), d.decision, d.before, d.after, d.candidate, d.reason, *d.paths] for d in client.policy]
     assert decisions, "no policy record"
     first = decisions[0]
     t, decision, before, after, candidate, reason = int(first[1]), *first[2:7]
@@ -99,18 +82,21 @@ def test_delay_centric_moves_the_primary_off_a_degraded_path_and_static_does_not
     # the samples after the switch name the new primary
     later = [s for s in client.path if s.t_ns > t + 100_000_000]
     assert later and all(s.primary == (s.addr == after) for s in later)
+    row = next(e for e in events if e["kind"] == "POLICY")
+    assert row["t_ns"] == t and row["path"] == "secondary" and row["addr"] == after
+    assert row["detail"].startswith(f"switch {before} -> {after}: srtt"), row
 
-    static = _run(wrapper_dir, tmp_path / "static", "static")
-    assert static.meta["policy"] == "static"
-    assert not [f for f in static.other if f[0] == "policy"]
+    static, static_events = _run(tmp_path / "static", "static")
+    assert "policy" not in static.meta  # static: the agent's command line and records as before
+    assert not static.policy and not [e for e in static_events if e["kind"] == "POLICY"]
     primaries = {s.addr for s in static.path if s.primary}
     assert len(primaries) == 1
 
 
 @pytest.mark.guest
-def test_a_guard_time_heartbeats_the_candidate_then_confirms_the_switch(wrapper_dir: Path, tmp_path: Path) -> None:
-    client = _run(wrapper_dir, tmp_path, "delay-centric:guard=200-400,seed=3")
-    decisions = [f for f in client.other if f[0] == "policy"]
+def test_a_guard_time_heartbeats_the_candidate_then_confirms_the_switch(built: None, tmp_path: Path) -> None:
+    client, _ = _run(tmp_path, "delay-centric:guard=200-400,seed=3")
+    decisions = [["policy", str(d.t_ns), d.decision, d.before, d.after, d.candidate, d.reason, *d.paths] for d in client.policy]
     assert [f[2] for f in decisions[:2]] == ["guard", "switch"], decisions
     guard, switch = decisions[0], decisions[1]
     assert guard[3] == guard[4] != guard[5] == switch[5] == switch[4], decisions

@@ -6,7 +6,8 @@ A run folder after collection holds, besides what the backend wrote:
   path_events.parquet   timeline actions (association: the one a start starts, else none),
                         SCTP_PEER_ADDR_CHANGE notifications (the association's endpoint), and
                         what the agents record besides: the primary set (PRIMARY_SET, the
-                        client's `event primary`) and messages given up (SEND_FAILED, `sendfail`)
+                        client's `event primary`), messages given up (SEND_FAILED, `sendfail`) and
+                        a path-selection policy's decisions (POLICY, `policy`)
   path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per association, endpoint and path
   params.json           requested values, sysctls read back, association values read back
                         (per association under `associations`; `association`: the first's)
@@ -105,17 +106,23 @@ def addr_event_row(endpoint: str, c: records.AddrChange, path_of: dict[str, str]
 # Kinds of the agents' own records in the path-event table, beside the notifications' ADDR_*.
 PRIMARY_SET = "PRIMARY_SET"
 SEND_FAILED = "SEND_FAILED"
+POLICY = "POLICY"
 
 
 def agent_event_rows(endpoint: str, rec: records.Records, path_of: dict[str, str], rel: Relative,
                      association: str) -> list[dict[str, Any]]:
-    """The endpoint's primary changes that took effect and its send failures, as event rows."""
+    """The endpoint's primary changes that took effect, its send failures and its policy's decisions
+    (POLICY: path/addr the candidate, detail DECISION BEFORE -> AFTER: REASON; the inputs), as event rows."""
     rows = [{"association": association, "t_ns": t, "t_rel_ns": rel(t), "source": endpoint, "kind": PRIMARY_SET,
              "path": path_of.get(addr), "addr": addr, "detail": "SCTP_PRIMARY_ADDR took effect"}
             for t, name, addr in rec.events if name == "primary"]
     rows += [{"association": association, "t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "source": endpoint, "kind": SEND_FAILED,
               "path": None, "addr": None, "detail": f"message {'?' if s.seq is None else s.seq}, error {s.error}"}
              for s in rec.sendfail]
+    rows += [{"association": association, "t_ns": d.t_ns, "t_rel_ns": rel(d.t_ns), "source": endpoint, "kind": POLICY,
+              "path": path_of.get(d.candidate), "addr": d.candidate,
+              "detail": f"{d.decision} {d.before} -> {d.after}: {d.reason}; " + " ".join(d.paths)}
+             for d in rec.policy]
     return rows
 
 
