@@ -8,7 +8,8 @@ A run folder after collection holds, besides what the backend wrote:
                         what the agents record besides: the primary set (PRIMARY_SET, the
                         client's `event primary`), its address reconfiguration requests
                         (ASCONF_ADD_IP, ASCONF_SET_PRIMARY, ASCONF_DELETE_IP: `event addaddr`,
-                        `peerprimary`, `deladdr`) and messages given up (SEND_FAILED, `sendfail`)
+                        `peerprimary`, `deladdr`), messages given up (SEND_FAILED, `sendfail`) and
+                        a path-selection policy's decisions (POLICY, `policy`)
   path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per association, endpoint and path
   params.json           requested values, sysctls read back, association values read back
                         (per association under `associations`; `association`: the first's)
@@ -114,12 +115,14 @@ ASCONF_KINDS = {
     "peerprimary": ("ASCONF_SET_PRIMARY", "SCTP_SET_PEER_PRIMARY_ADDR: ASCONF SET-PRIMARY sent"),
     "deladdr": ("ASCONF_DELETE_IP", "sctp_bindx REM: ASCONF DELETE-IP sent"),
 }
+POLICY = "POLICY"
 
 
 def agent_event_rows(endpoint: str, rec: records.Records, path_of: dict[str, str], rel: Relative,
                      association: str) -> list[dict[str, Any]]:
-    """The endpoint's primary changes that took effect, its address reconfiguration requests
-    and its send failures, as event rows."""
+    """The endpoint's primary changes that took effect, its address reconfiguration requests,
+    its send failures and its policy's decisions (POLICY: path/addr the candidate, detail
+    DECISION BEFORE -> AFTER: REASON; the inputs), as event rows."""
     rows = [{"association": association, "t_ns": t, "t_rel_ns": rel(t), "source": endpoint, "kind": PRIMARY_SET,
              "path": path_of.get(addr), "addr": addr, "detail": "SCTP_PRIMARY_ADDR took effect"}
             for t, name, addr in rec.events if name == "primary"]
@@ -129,6 +132,10 @@ def agent_event_rows(endpoint: str, rec: records.Records, path_of: dict[str, str
     rows += [{"association": association, "t_ns": s.t_ns, "t_rel_ns": rel(s.t_ns), "source": endpoint, "kind": SEND_FAILED,
               "path": None, "addr": None, "detail": f"message {'?' if s.seq is None else s.seq}, error {s.error}"}
              for s in rec.sendfail]
+    rows += [{"association": association, "t_ns": d.t_ns, "t_rel_ns": rel(d.t_ns), "source": endpoint, "kind": POLICY,
+              "path": path_of.get(d.candidate), "addr": d.candidate,
+              "detail": f"{d.decision} {d.before} -> {d.after}: {d.reason}; " + " ".join(d.paths)}
+             for d in rec.policy]
     return rows
 
 

@@ -61,6 +61,19 @@ class SendFail:
     seq: int | None  # the message's sequence number mod 2³², None when the kernel gave no context
 
 
+@dataclass(frozen=True)
+class PolicyDecision:
+    """A path-selection policy's decision (`policy` record): switch, switch-failed, guard or cancel."""
+
+    t_ns: int
+    decision: str
+    before: str  # primary address before ("-" if unknown)
+    after: str   # and after (== before except for a switch)
+    candidate: str
+    reason: str
+    paths: tuple[str, ...]  # the inputs: ADDR,STATE,SRTT_MS,RTO_MS,CWND,SHORT_MS,LONG_MS per path
+
+
 @dataclass
 class Records:
     role: str = ""
@@ -74,6 +87,7 @@ class Records:
     assoc: list[tuple[int, str, str]] = field(default_factory=list)
     events: list[tuple[int, str, str]] = field(default_factory=list)
     sendfail: list[SendFail] = field(default_factory=list)
+    policy: list[PolicyDecision] = field(default_factory=list)
     other: list[list[str]] = field(default_factory=list)
     end: tuple[int, int] | None = None
 
@@ -111,6 +125,8 @@ def parse(lines: list[str]) -> Records:
                 rec.events.append((int(f[1]), f[2], "\t".join(f[3:])))
             elif kind == "sendfail":
                 rec.sendfail.append(SendFail(int(f[1]), int(f[2]), None if f[3] == "-" else int(f[3])))
+            elif kind == "policy":
+                rec.policy.append(PolicyDecision(int(f[1]), f[2], f[3], f[4], f[5], f[6], tuple(f[7:])))
             elif kind == "end":
                 rec.end = (int(f[1]), int(f[2]))
             else:

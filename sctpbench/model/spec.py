@@ -153,6 +153,35 @@ SIGNALING_KEYS = ("size", "rate", "arrival", "ordered", "streams")
 MAX_COUNT = 100
 
 
+# The agent's --policy (workloads/agent/policy.c checks values; here names and keys, before anything is built).
+POLICY_KEYS: dict[str, tuple[str, ...]] = {
+    "static": (),
+    "delay-centric": ("hysteresis",),
+    "predictive": ("short", "long", "threshold", "form"),
+    "rtt-ratio": ("alpha_c", "alpha_a", "beta"),
+}
+POLICY_COMMON_KEYS = ("guard", "guard_hb", "seed", "hz")
+
+
+def policy_problem(text: str) -> str | None:
+    """What is wrong with a policy text NAME[:KEY=VALUE,...], or None."""
+    name, _, params = text.partition(":")
+    if name not in POLICY_KEYS:
+        return f"unknown policy {name!r} (allowed: {', '.join(POLICY_KEYS)})"
+    if not params:
+        return None
+    if name == "static":
+        return "static takes no parameters"
+    allowed = POLICY_KEYS[name] + POLICY_COMMON_KEYS
+    for item in params.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key or not value:
+            return f"bad parameter {item!r} (KEY=VALUE)"
+        if key not in allowed:
+            return f"unknown parameter {key!r} for {name} (allowed: {', '.join(allowed)})"
+    return None
+
+
 class Workload(_Model):
     """One SCTP association (or `count` alike): its two endpoints (hosts of the topology) and its messages."""
 
@@ -181,6 +210,17 @@ class Workload(_Model):
         default=1, description="this many associations alike, named NAME1…NAMEn, server ports port…port+n-1")
     start_window: Annotated[Duration, Field(ge=0)] = Field(
         default=0, description="each association starts at start plus a seeded uniform draw in [0, this), per repetition")
+    policy: str = Field(
+        default="static", description="the client's path-selection policy, NAME[:KEY=VALUE,...]: static (the stack "
+        "alone), delay-centric, predictive or rtt-ratio (workloads/agent/RECORDS.md), e.g. delay-centric:hysteresis=10,"
+        "guard=1000-4000")
+
+    @model_validator(mode="after")
+    def _policy_text(self) -> Workload:
+        problem = policy_problem(self.policy)
+        if problem:
+            raise ValueError(f"policy: {problem}")
+        return self
 
     @model_validator(mode="after")
     def _type_keys(self) -> Workload:

@@ -327,7 +327,8 @@ def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int, 
                 "--records", f"{{run}}/{assoc.client_records}", *messages, "--duration", str(a.duration // 1_000_000),
                 *(["--send-streams", str(a.streams)] if assoc.schedule is None else []),
                 "--drain-timeout", str(assoc.drain_timeout_ns // 1_000_000),
-                *(["--unordered"] if not a.ordered and assoc.schedule is None else []), *common,
+                *(["--unordered"] if not a.ordered and assoc.schedule is None else []),
+                *(["--policy", a.policy] if a.policy != "static" else []), *common,
             ],
             "ready", assoc.name,
         ),
@@ -361,7 +362,8 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
 
 # A workload's keys newer than run ids (name and sctp older than workloads:), with the value
 # that leaves them out of the id.
-NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None, "mix": None, "count": 1, "start_window": 0}
+NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None, "mix": None, "count": 1, "start_window": 0,
+                                       "policy": "static"}
 
 
 def _unset_keys(workload: Any) -> set[str]:

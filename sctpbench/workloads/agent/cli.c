@@ -37,6 +37,7 @@ enum opt_id {
 	OPT_SACK_DELAY,
 	OPT_SACK_FREQ,
 	OPT_STREAMS,
+	OPT_POLICY,
 	OPT_HELP,
 };
 
@@ -59,6 +60,7 @@ static const struct option options[] = {
 	{ "sack-delay", required_argument, NULL, OPT_SACK_DELAY },
 	{ "sack-freq", required_argument, NULL, OPT_SACK_FREQ },
 	{ "streams", required_argument, NULL, OPT_STREAMS },
+	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -73,7 +75,7 @@ void cli_usage(FILE *to)
 	      "        --records FILE --size BYTES --rate MSGS_PER_S\n"
 	      "        --arrival periodic|poisson|saturate --seed N --duration MS\n"
 	      "        [--unordered] [--send-streams N] [--sample-interval MS]\n"
-	      "        [--drain-timeout MS]\n"
+	      "        [--drain-timeout MS] [--policy NAME[:KEY=VALUE,...]]\n"
 	      "        [common options]\n"
 	      "  sctpbench-agent client --local A1[,A2...] --peer B1[,B2...] --port P\n"
 	      "        --records FILE --arrival schedule --schedule FILE --duration MS\n"
@@ -85,6 +87,8 @@ void cli_usage(FILE *to)
 	      "  --send-streams and --unordered are optional and ignored\n"
 	      "common options (omitted = keep the kernel's value):\n"
 	      "  --nodelay 0|1  --sack-delay MS (0 = off)  --sack-freq N  --streams N\n"
+	      "--policy (client): static (default), delay-centric, predictive or rtt-ratio,\n"
+	      "  e.g. delay-centric:hysteresis=10,guard=1000-4000 (see RECORDS.md)\n"
 	      "see RECORDS.md for the record file and the stdin/stdout protocol\n",
 	      to);
 }
@@ -168,6 +172,7 @@ static bool client_only(int id)
 	case OPT_UNORDERED:
 	case OPT_SEND_STREAMS:
 	case OPT_SCHEDULE:
+	case OPT_POLICY:
 		return true;
 	default:
 		return false;
@@ -184,6 +189,7 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 	int id, idx;
 
 	memset(cfg, 0, sizeof(*cfg));
+	policy_parse("static", &cfg->policy, NULL, 0);
 	cfg->sample_interval_ms = DEFAULT_SAMPLE_INTERVAL_MS;
 	cfg->drain_timeout_ms = DEFAULT_DRAIN_TIMEOUT_MS;
 
@@ -301,6 +307,16 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 			cfg->opts.has_streams = true;
 			cfg->opts.streams = (uint16_t)v;
 			break;
+		case OPT_POLICY: {
+			char err[POLICY_REASON_MAX], msg[POLICY_REASON_MAX + POLICY_TEXT_MAX + 32];
+
+			if (policy_parse(arg, &cfg->policy, err, sizeof(err)) != 0) {
+				snprintf(msg, sizeof(msg), "bad --policy '%.256s': %s", arg, err);
+				return usage_error("%s", msg);
+			}
+			cfg->policy_given = true;
+			break;
+		}
 		case OPT_HELP:
 			cli_usage(stdout);
 			exit(0);
@@ -310,6 +326,9 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 	}
 	if (optind < nargs)
 		return usage_error("unexpected argument '%s'", args[optind]);
+	/* A random guard time draws from the run's --seed unless given its own. */
+	if (!cfg->policy.have_seed)
+		cfg->policy.seed = cfg->seed;
 
 	if (cfg->local_text == NULL)
 		return usage_error("%s", "--local is required");

@@ -633,6 +633,7 @@ int client_run(const struct config *cfg, struct records *rec)
 	c.saturate = cfg->arrival == ARRIVAL_SATURATE;
 	c.sched = cfg->arrival == ARRIVAL_SCHEDULE ? &cfg->schedule : NULL;
 	sampler_init(&c.sampler, cfg->sample_interval_ms);
+	sampler_use_policy(&c.sampler, &cfg->policy);
 	control_init(&c.ctl, STDIN_FILENO);
 	rxmsg_init(&c.rx);
 

@@ -4,6 +4,7 @@
 
 #include "addr.h"
 #include "arrival.h"
+#include "policy.h"
 #include "schedule.h"
 #include "sockopts.h"
 
@@ -39,6 +40,8 @@ struct config {
 	int64_t duration_ms;
 	bool unordered;
 	uint16_t send_streams; /* 0: every negotiated outbound stream */
+	struct policy_params policy; /* --policy; static when not given */
+	bool policy_given;
 	const char *schedule_path; /* --schedule, as given */
 	struct schedule schedule;  /* its messages, read by cli_parse */
 	struct sock_opts opts;

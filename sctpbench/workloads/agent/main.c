@@ -74,6 +74,8 @@ static void write_meta(const struct config *cfg, struct records *r)
 		records_meta_i64(r, "drain_timeout_ms", cfg->drain_timeout_ms);
 	}
 	records_meta_i64(r, "sample_interval_ms", cfg->sample_interval_ms);
+	if (cfg->policy_given)
+		records_meta(r, "policy", cfg->policy.text);
 	meta_opt(r, "nodelay", o->has_nodelay, o->nodelay);
 	meta_opt(r, "sack_delay_ms", o->has_sack_delay, o->sack_delay_ms);
 	meta_opt(r, "sack_freq", o->has_sack_freq, o->sack_freq);

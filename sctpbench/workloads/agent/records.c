@@ -218,6 +218,11 @@ void records_sendfail(struct records *r, int64_t t, uint32_t error,
 		emit(r, false, "sendfail\t%" PRId64 "\t%" PRIu32 "\t-\n", t, error);
 }
 
+void records_policy(struct records *r, int64_t t, const char *fields)
+{
+	emit(r, true, "policy\t%" PRId64 "\t%s\n", t, fields);
+}
+
 void records_shutdown(struct records *r, int64_t t)
 {
 	emit(r, false, "shutdown\t%" PRId64 "\n", t);

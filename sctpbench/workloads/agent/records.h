@@ -66,6 +66,9 @@ void records_path(struct records *r, int64_t t, const struct sockaddr_storage *a
 void records_event(struct records *r, int64_t t, const char *name, const char *args);
 void records_sendfail(struct records *r, int64_t t, uint32_t error,
 		      bool have_seq, uint64_t seq);
+/* fields: DECISION BEFORE AFTER CANDIDATE REASON PATH..., tab-joined by
+ * the policy runner (policy_run.c); the layout is in RECORDS.md. */
+void records_policy(struct records *r, int64_t t, const char *fields);
 void records_shutdown(struct records *r, int64_t t);
 void records_remote_error(struct records *r, int64_t t, unsigned cause);
 void records_end(struct records *r, int64_t t, uint64_t count);

@@ -12,6 +12,15 @@ void sampler_init(struct sampler *s, int64_t interval_ms)
 {
 	s->interval_ns = interval_ms * NS_PER_MS;
 	s->next_ns = INT64_MAX;
+	s->policy_on = false;
+}
+
+void sampler_use_policy(struct sampler *s, const struct policy_params *p)
+{
+	if (p->kind == POLICY_STATIC)
+		return;
+	policy_runner_init(&s->policy, p);
+	s->policy_on = true;
 }
 
 void sampler_start(struct sampler *s, int64_t now)
@@ -41,9 +50,10 @@ static const char *path_state_name(int32_t state)
 	}
 }
 
-static void sample_path(int fd, sctp_assoc_t assoc, const struct sockaddr_storage *addr,
+/* Returns true and fills *out when the kernel described the path. */
+static bool sample_path(int fd, sctp_assoc_t assoc, const struct sockaddr_storage *addr,
 			const struct sockaddr_storage *primary, bool have_primary,
-			struct records *r)
+			struct records *r, struct policy_path_info *out)
 {
 	struct sctp_paddrinfo pi;
 	socklen_t len = sizeof(pi);
@@ -59,7 +69,7 @@ static void sample_path(int fd, sctp_assoc_t assoc, const struct sockaddr_storag
 	 * EACCES for a PF path when net.sctp.pf_expose hides PF; neither has
 	 * numbers to record, so the path is left out of this round. */
 	if (getsockopt(fd, IPPROTO_SCTP, SCTP_GET_PEER_ADDR_INFO, &pi, &len) != 0)
-		return;
+		return false;
 	state = pi.spinfo_state;
 	cwnd = pi.spinfo_cwnd;
 	srtt = pi.spinfo_srtt;
@@ -67,10 +77,19 @@ static void sample_path(int fd, sctp_assoc_t assoc, const struct sockaddr_storag
 	mtu = pi.spinfo_mtu;
 	records_path(r, now_ns(), addr, path_state_name(state), cwnd, srtt, rto, mtu,
 		     have_primary && addr_same_host(addr, primary));
+	out->addr = *addr;
+	out->state = state;
+	out->cwnd = cwnd;
+	out->srtt_raw = srtt;
+	out->rto_ms = rto;
+	return true;
 }
 
-void sampler_round(int fd, sctp_assoc_t assoc, struct records *r)
+/* pr: the policy to run on this round's paths, or NULL. */
+static void round_with(int fd, sctp_assoc_t assoc, struct records *r, struct policy_runner *pr)
 {
+	struct policy_path_info info[ADDR_LIST_MAX];
+	size_t n_info = 0;
 	struct sockaddr *packed = NULL;
 	struct addr_list peers;
 	struct sctp_status st;
@@ -96,7 +115,15 @@ void sampler_round(int fd, sctp_assoc_t assoc, struct records *r)
 		have_primary = true;
 	}
 	for (size_t i = 0; i < peers.n; i++)
-		sample_path(fd, assoc, &peers.a[i], &primary, have_primary, r);
+		if (sample_path(fd, assoc, &peers.a[i], &primary, have_primary, r, &info[n_info]))
+			n_info++;
+	if (pr != NULL)
+		policy_runner_round(pr, fd, assoc, r, info, n_info, &primary, have_primary);
+}
+
+void sampler_round(int fd, sctp_assoc_t assoc, struct records *r)
+{
+	round_with(fd, assoc, r, NULL);
 }
 
 void sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
@@ -104,7 +131,7 @@ void sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
 {
 	if (s->interval_ns <= 0 || now < s->next_ns)
 		return;
-	sampler_round(fd, assoc, r);
+	round_with(fd, assoc, r, s->policy_on ? &s->policy : NULL);
 	s->next_ns += s->interval_ns;
 	if (s->next_ns <= now)
 		s->next_ns = now + s->interval_ns;

@@ -7,6 +7,7 @@
 #ifndef SCTPBENCH_SAMPLER_H
 #define SCTPBENCH_SAMPLER_H
 
+#include "policy_run.h"
 #include "records.h"
 #include "sctpapi.h"
 
@@ -16,9 +17,14 @@
 struct sampler {
 	int64_t interval_ns; /* 0 = sampling disabled */
 	int64_t next_ns;     /* INT64_MAX until started */
+	bool policy_on;      /* a non-static --policy runs on every round */
+	struct policy_runner policy;
 };
 
 void sampler_init(struct sampler *s, int64_t interval_ms);
+/* Runs the path-selection policy on every scheduled round (not on
+ * sampler_round()'s extra ones).  A static policy changes nothing. */
+void sampler_use_policy(struct sampler *s, const struct policy_params *p);
 /* First round at `now`, then every interval. */
 void sampler_start(struct sampler *s, int64_t now);
 void sampler_stop(struct sampler *s);

@@ -1,0 +1,39 @@
+/* The socket side of a path-selection policy (policy.h): fed one sampling
+ * round at a time by the sampler, it keeps each peer address on a stable
+ * slot, asks the policy, applies its decision (SCTP_PRIMARY_ADDR; the
+ * guard's heartbeat interval through SCTP_PEER_ADDR_PARAMS) and writes a
+ * `policy` record for every decision other than "stay" (RECORDS.md).
+ */
+#ifndef SCTPBENCH_POLICY_RUN_H
+#define SCTPBENCH_POLICY_RUN_H
+
+#include "policy.h"
+#include "records.h"
+#include "sctpapi.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One path as SCTP_GET_PEER_ADDR_INFO described it this round. */
+struct policy_path_info {
+	struct sockaddr_storage addr;
+	int32_t state;
+	uint32_t cwnd, srtt_raw, rto_ms;
+};
+
+struct policy_runner {
+	struct policy_state st;
+	struct sockaddr_storage slot_addr[POLICY_MAX_PATHS];
+	int n_slots;
+	/* The heartbeat interval the guard replaced, to put back after it. */
+	int hb_slot; /* -1: none replaced */
+	uint32_t hb_saved_ms;
+	bool hb_saved_disabled;
+};
+
+void policy_runner_init(struct policy_runner *pr, const struct policy_params *p);
+void policy_runner_round(struct policy_runner *pr, int fd, sctp_assoc_t assoc,
+			 struct records *r, const struct policy_path_info *paths, size_t n,
+			 const struct sockaddr_storage *primary, bool have_primary);
+
+#endif

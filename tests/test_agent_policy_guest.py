@@ -1,0 +1,105 @@
+"""A workload's `policy:` in a real run (guest): two paths of 10 ms each way; at 3 s the primary's
+delay goes to 60 ms each way (a `degrade` event). The delay-centric policy must move the primary
+to the other path within a few samples and record the decision (the agent's `policy` record, and
+a POLICY row in path_events.parquet); static must not switch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from sctpbench.collectors import records
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENT_DIR = ROOT / "sctpbench/workloads/agent"
+AGENT = AGENT_DIR / "build/sctpbench-agent"
+DEGRADE_S = 3
+
+EXPERIMENT = f"""\
+name: policy
+topology: {ROOT}/sctpbench/topologies/dual-homed.yaml
+sctp: {{nodelay: true, sack_delay: 10ms, hb_interval: 500ms}}
+workload: {{client: client, server: server, size: 200B, rate: 50/s, arrival: periodic, duration: 5s, policy: 'POLICY'}}
+events:
+  - {{at: {DEGRADE_S}s, degrade: primary, set: {{delay: 60ms}}}}
+"""
+
+@pytest.fixture
+def built() -> None:
+    subprocess.run(["make", "-s", "-C", str(AGENT_DIR), "all"], check=True, capture_output=True, text=True)
+
+
+def _run(tmp_path: Path, policy: str) -> tuple[records.Records, list[dict]]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    experiment = tmp_path / "policy.yaml"
+    experiment.write_text(EXPERIMENT.replace("POLICY", policy))
+    env = os.environ | {"SCTPBENCH_AGENT": str(AGENT)}
+    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr + r.stdout
+    run_dir = Path(json.loads(r.stdout)["runs"][0]["directory"])
+    return records.read(run_dir / "records/main.client.rec"), pq.read_table(run_dir / "path_events.parquet").to_pylist()
+
+
+def _start_ns(client: records.Records) -> int:
+    return next(int(args) for _, name, args in client.events if name == "start")
+
+
+@pytest.mark.guest
+def test_delay_centric_moves_the_primary_off_a_degraded_path_and_static_does_not(built: None, tmp_path: Path) -> None:
+    client, events = _run(tmp_path / "dc", "delay-centric:hysteresis=10")
+    assert client.meta["policy"] == "delay-centric:hysteresis=10"
+    decisions = [["policy", str(d.t_ns), d.decision, d.before, d.after, d.candidate, d.reason, *d.paths] for d in client.policy]
+    assert decisions, "no policy record"
+    first = decisions[0]
+    t, decision, before, after, candidate, reason = int(first[1]), *first[2:7]
+    print("policy record:", "\t".join(first), "at", (t - _start_ns(client)) / 1e9, "s")
+    assert decision == "switch" and before != after == candidate, first
+    assert reason.startswith("srtt "), first
+    # inputs: one field per path, ADDR,STATE,SRTT_MS,RTO_MS,CWND,SHORT,LONG
+    inputs = [p.split(",") for p in first[7:]]
+    assert len(inputs) == 2 and {p[0] for p in inputs} == {before, after}
+    srtt = {p[0]: float(p[2]) for p in inputs}
+    assert srtt[before] - srtt[after] > 10
+    # when: after the degrade at 3 s, within a few samples of the new delay showing up in SRTT
+    t0 = _start_ns(client)
+    assert DEGRADE_S * 10**9 <= t - t0 < (DEGRADE_S + 1) * 10**9, (t - t0) / 1e9
+    # within a few samples (20 ms apart) of the first round whose SRTTs (jiffies; HZ 1000 in the
+    # project's kernel) are more than the hysteresis apart
+    rounds: dict[int, dict[str, int]] = {}
+    for s in client.path:
+        rounds.setdefault(s.t_ns // 10_000_000, {})[s.addr] = s.srtt_raw
+    gap_seen = min(k * 10_000_000 for k, r in rounds.items()
+                   if r.get(before, 0) and r.get(after, 0) and r[before] - r[after] > 10)
+    assert 0 <= t - gap_seen <= 3 * 20_000_000 + 10_000_000, (t - gap_seen) / 1e6
+    # the samples after the switch name the new primary
+    later = [s for s in client.path if s.t_ns > t + 100_000_000]
+    assert later and all(s.primary == (s.addr == after) for s in later)
+    row = next(e for e in events if e["kind"] == "POLICY")
+    assert row["t_ns"] == t and row["path"] == "secondary" and row["addr"] == after
+    assert row["detail"].startswith(f"switch {before} -> {after}: srtt"), row
+
+    static, static_events = _run(tmp_path / "static", "static")
+    assert "policy" not in static.meta  # static: the agent's command line and records as before
+    assert not static.policy and not [e for e in static_events if e["kind"] == "POLICY"]
+    primaries = {s.addr for s in static.path if s.primary}
+    assert len(primaries) == 1
+
+
+@pytest.mark.guest
+def test_a_guard_time_heartbeats_the_candidate_then_confirms_the_switch(built: None, tmp_path: Path) -> None:
+    client, _ = _run(tmp_path, "delay-centric:guard=200-400,seed=3")
+    decisions = [["policy", str(d.t_ns), d.decision, d.before, d.after, d.candidate, d.reason, *d.paths] for d in client.policy]
+    assert [f[2] for f in decisions[:2]] == ["guard", "switch"], decisions
+    guard, switch = decisions[0], decisions[1]
+    assert guard[3] == guard[4] != guard[5] == switch[5] == switch[4], decisions
+    assert " hb 20ms" in guard[6] and "failed" not in guard[6] + switch[6], decisions
+    waited = int(switch[1]) - int(guard[1])
+    assert 200_000_000 <= waited <= 400_000_000 + 40_000_000, waited / 1e6
