@@ -59,8 +59,11 @@ def test_detection_failover_and_event_lag_are_the_same(runs: dict[str, dict[str,
     assert virtual["detection_time_ms"] is not None and virtual["messages_affected"] > 0
     for key in ("detection_time_ms", "failover_time_ms", "mmtt_ms"):
         assert abs(paced[key] - virtual[key]) * 1e6 <= CLOCK_READS_NS, (key, paced[key], virtual[key])
-    for key in ("messages_sent", "messages_delivered", "messages_affected"):
+    for key in ("messages_sent", "messages_delivered"):
         assert paced[key] == virtual[key], key
+    # Affected: MTT above the pre-failure p99, a threshold the clock reads (CLOCK_READS_NS
+    # apart) may put one message on either side of.
+    assert abs(paced["messages_affected"] - virtual["messages_affected"]) <= 1
     lags = {clock: [e["lag_ns"] for e in r["events"]] for clock, r in runs.items()}
     assert all(abs(p - v) <= CLOCK_READS_NS for p, v in zip(lags["paced"], lags["virtual"], strict=True)), lags
 
@@ -71,9 +74,7 @@ def test_paced_run_takes_at_least_the_experiment_length_and_records_its_calendar
     assert guest["clock"] == "paced" and "calendar" in guest["scheduler"]
     assert any(word.startswith("time-travel=ext:") for word in guest["command_line"])
     calendar = guest["calendar"]
-    # Not `held > 0`: on a machine loaded enough the guest never gets ahead of the wall clock,
-    # so the calendar never has to hold it back (CI saw held 0 beside two other guest suites).
-    assert calendar["error"] == "" and calendar["grants"] > 0
+    assert calendar["error"] == "" and calendar["grants"] > 0 and calendar["held"] > 0
     assert calendar["wall_ns"] >= calendar["virtual_ns"] >= LENGTH_S * 1e9  # never ahead of the wall clock
     assert guest["wall_s"] >= LENGTH_S
     virtual = json.loads((runs["virtual"]["dir"] / "guest.json").read_text())

@@ -117,6 +117,22 @@ def test_nothing_is_granted_while_the_guest_runs_and_time_never_goes_back(
     assert guest.wait_for_run()[0] == 30 * MS  # its old request lies behind the calendar's time
 
 
+def test_a_guest_far_behind_goes_on_at_the_wall_clocks_pace_instead_of_racing(
+        calendar_and_guest: tuple[Calendar, FakeGuest]) -> None:
+    calendar, guest = calendar_and_guest
+    guest.ask(Op.START, 1)
+    time.sleep(0.4)  # a boot: wall time passes, virtual time does not
+    guest.ask(Op.REQUEST, 10 * MS)
+    run, free_until = guest.wait_for_run()
+    assert run == 10 * MS and free_until is not None and free_until <= 10 * MS + 60 * MS  # not up to 400 ms
+    begun = time.monotonic_ns()
+    guest.ask(Op.REQUEST, 210 * MS)
+    assert guest.wait_for_run()[0] == 210 * MS
+    assert time.monotonic_ns() - begun >= 140 * MS  # 200 ms later, less at most the 50 ms allowed behind
+    assert calendar.stats.rebased_ns >= 300 * MS and calendar.stats.held >= 1
+    assert abs(guest.ask(Op.GET_TOD) - time.time_ns()) < 100 * MS  # realtime follows the host's
+
+
 def test_waiting_for_the_wall_clock_is_not_a_busy_loop(calendar_and_guest: tuple[Calendar, FakeGuest]) -> None:
     _, guest = calendar_and_guest
     guest.ask(Op.START, 1)

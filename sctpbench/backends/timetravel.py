@@ -23,9 +23,15 @@ calendar only holds it back. With each RUN the calendar lets the guest run free 
 the wall clock's present (FREE_UNTIL), bounded by every other guest's request, so a
 guest catching up after boot does not pay one round trip per clock read.
 
+A guest that fell far behind the wall clock (its boot costs no virtual time but seconds of
+wall time on a slow host; a stalled host) does not race to catch up: beyond
+`max_catch_up_ns` the calendar moves virtual 0 later on the wall clock (and the time of
+day with it), so the guest goes on at the wall clock's pace from where it is. Otherwise a
+boot slower than the experiment would let the whole experiment run free, unpaced.
+
 GET_TOD answers the time of day at which the current virtual time was due, so the
-guest's realtime is the host's once it keeps pace, and behind it (never ahead) while it
-catches up after boot. GET answers the calendar's time, which a guest that ran free may
+guest's realtime is the host's once it keeps pace, and behind it (never ahead, by at most
+max_catch_up_ns) while it catches up. GET answers the calendar's time, which a guest that ran free may
 have passed; UML asks it only at boot and for interrupts of virtio devices with time
 travel support, which these guests do not have.
 
@@ -84,6 +90,7 @@ class Stats:
     grants: int = 0
     held: int = 0  # grants that had to wait for the wall clock
     max_behind_ns: int = 0  # furthest virtual time fell behind the wall clock (boot, the guest's work)
+    rebased_ns: int = 0  # how much later virtual 0 was moved so the guest need not catch up
     virtual_ns: int = 0  # the last time granted or reported
     wall_ns: int = 0  # from virtual 0 to the last grant
     error: str = ""
@@ -103,6 +110,7 @@ class Calendar:
     path: Path | None = None  # where guests connect; None: only attach() (tests)
     paced: bool = True
     free_running: bool = True
+    max_catch_up_ns: int = 50_000_000  # a guest further behind the wall clock goes on at its pace instead
     now: int = 0  # virtual ns: the latest time granted to or reported by any guest
     stats: Stats = field(default_factory=Stats)
     _guests: dict[int, Guest] = field(default_factory=dict)  # by file descriptor
@@ -253,10 +261,19 @@ class Calendar:
             guest = min(waiting, key=lambda g: (g.request, g.name))
             assert guest.request is not None
             late_ns = self._wall_ns() - guest.request if self.paced else 0
+            if late_ns > self.max_catch_up_ns:
+                self._rebase(late_ns - self.max_catch_up_ns)
             if late_ns < 0:
                 guest.held = True
                 return None if guest.request >= FOREVER else -late_ns / 1e9
             self._grant(guest, late_ns)
+
+    def _rebase(self, shift_ns: int) -> None:
+        """Virtual 0 (and the time of day at it) `shift_ns` later on the wall clock."""
+        assert self._anchor_mono is not None
+        self._anchor_mono += shift_ns
+        self._anchor_tod += shift_ns
+        self.stats.rebased_ns += shift_ns
 
     def _grant(self, guest: Guest, late_ns: int) -> None:
         assert guest.request is not None
