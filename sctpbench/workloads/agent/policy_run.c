@@ -2,6 +2,7 @@
 
 #include "addr.h"
 #include "clock.h"
+#include "sampler.h"
 #include "sockopts.h"
 
 #include <errno.h>
@@ -94,17 +95,6 @@ static int hb_restore(struct policy_runner *pr, int fd, sctp_assoc_t assoc)
 	return paddrparams(fd, assoc, &pr->slot_addr[slot], &pp, true);
 }
 
-static const char *state_name(int32_t state)
-{
-	switch (state) {
-	case SCTP_ACTIVE: return "ACTIVE";
-	case SCTP_INACTIVE: return "INACTIVE";
-	case SCTP_PF: return "PF";
-	case SCTP_UNCONFIRMED: return "UNCONFIRMED";
-	default: return "UNKNOWN";
-	}
-}
-
 static const char *slot_text(const struct policy_runner *pr, int slot, char buf[ADDR_STR_MAX])
 {
 	if (slot < 0 || slot >= pr->n_slots)
@@ -186,7 +176,7 @@ void policy_runner_round(struct policy_runner *pr, int fd, sctp_assoc_t assoc,
 		const struct policy_path *pp = &pr->st.path[samples[i].slot];
 
 		append(line, sizeof(line), "\t%s,%s,%.1f,%.0f,%u",
-		       addr_format(&pr->slot_addr[samples[i].slot], a), state_name(paths[src[i]].state),
+		       addr_format(&pr->slot_addr[samples[i].slot], a), path_state_name(paths[src[i]].state),
 		       samples[i].srtt_ms, samples[i].rto_ms, (unsigned)paths[src[i]].cwnd);
 		if (pr->st.p.kind == POLICY_PREDICTIVE && pp->seen)
 			append(line, sizeof(line), ",%.1f,%.1f", pp->ema_short, pp->ema_long);

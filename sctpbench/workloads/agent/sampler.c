@@ -39,7 +39,7 @@ int64_t sampler_deadline(const struct sampler *s)
 	return s->next_ns;
 }
 
-static const char *path_state_name(int32_t state)
+const char *path_state_name(int32_t state)
 {
 	switch (state) {
 	case SCTP_ACTIVE: return "ACTIVE";
