@@ -2,6 +2,11 @@
 delay goes to 60 ms each way (a `degrade` event). The delay-centric policy must move the primary
 to the other path within a few samples and record the decision (the agent's `policy` record, and
 a POLICY row in path_events.parquet); static must not switch.
+
+RTO.Initial and RTO.Min are 300 ms: a policy needs the alternate's SRTT, which an idle path gets
+from its first heartbeat, sent HB.interval + RTO ± RTO/2 after the association is up. At Linux's
+3 s RTO.Initial that first heartbeat came anywhere from 2 to 5 s in (the jitter is the kernel's
+own random draw), after the degrade in some runs, and the switch waited for it.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ DEGRADE_S = 3
 EXPERIMENT = f"""\
 name: policy
 topology: {ROOT}/sctpbench/topologies/dual-homed.yaml
-sctp: {{nodelay: true, sack_delay: 10ms, hb_interval: 500ms}}
+sctp: {{nodelay: true, sack_delay: 10ms, hb_interval: 500ms, rto_initial: 300ms, rto_min: 300ms}}
 workload: {{client: client, server: server, size: 200B, rate: 50/s, arrival: periodic, duration: 5s, policy: 'POLICY'}}
 events:
   - {{at: {DEGRADE_S}s, degrade: primary, set: {{delay: 60ms}}}}
