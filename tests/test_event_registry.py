@@ -62,6 +62,14 @@ def test_run_ids_are_the_ones_from_before_the_registry() -> None:
                    "pingpong": "c6b087071bbf"}
 
 
+def test_a_key_added_to_an_old_kind_changes_the_run_id_only_when_set() -> None:
+    def run_id(*overrides: str) -> str:
+        return planning.build(spec.load(ROOT / "examples/pingpong.yaml", list(overrides)), 1, "agent").run_id
+
+    assert run_id("events.0.switch_primary=false") == "c6b087071bbf"
+    assert run_id("events.0.switch_primary=true") not in ("c6b087071bbf", run_id("events.0.switch_primary=true", "events.0.peer=true"))
+
+
 def test_an_event_without_a_kind_or_with_two_names_every_kind(tmp_path: Path) -> None:
     for event in ("{at: 1s}", "{at: 1s, fail: primary, down: primary}"):
         with pytest.raises(SpecError, match=r"x.yaml:4: events.0: an event needs exactly one of: fail, restore, primary, "

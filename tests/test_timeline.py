@@ -52,6 +52,23 @@ def test_pingpong_repeats_exactly_with_the_same_seed_and_differs_with_another() 
     assert {(s.path, s.values["delay"]) for s in first} == {("neta", 10 * MS), ("netb", 100 * MS)}
 
 
+def test_pingpong_with_switch_primary_hands_over_at_each_move() -> None:
+    shaping_only = _steps("pingpong.yaml")
+    assert not [s for s in shaping_only if s.kind in ("primary", "peer_primary")]
+    steps = _steps("pingpong.yaml", ["events.0.switch_primary=true", "events.0.peer=true"])
+    # the same moves, each now also making the path moved onto the primary, here and at the peer
+    assert [s for s in steps if s.kind == "degrade"] == shaping_only
+    moves = sorted({s.at_ns for s in steps})
+    handovers = [(s.at_ns, s.kind, s.path) for s in steps if s.kind in ("primary", "peer_primary")]
+    expected = [(t, kind, ("neta", "netb")[i % 2]) for i, t in enumerate(moves) for kind in ("primary", "peer_primary")]
+    assert handovers == expected
+
+
+def test_pingpong_peer_needs_primary() -> None:
+    with pytest.raises(SpecError, match=r"peer: only with switch_primary: true"):
+        _steps("pingpong.yaml", ["events.0.peer=true"])
+
+
 def test_trace_rows_are_checked_with_file_and_line(tmp_path: Path) -> None:
     (tmp_path / "t.txt").write_text("# t v\n0s 10ms\n1s fast\n")
     f = tmp_path / "x.yaml"

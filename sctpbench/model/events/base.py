@@ -135,8 +135,8 @@ def changes(override: Any) -> dict[str, Any]:
 
 # Run ids hash the experiment's dump (plan/build.py) and campaigns resume and match runs by
 # them, so the kinds that existed before this package dump as the one model they were then:
-# every one of these keys, the other kinds' as null. Frozen: a kind added since dumps only
-# its own keys.
+# every one of these keys, the other kinds' as null, and a key added to them since only when
+# it is not its default. Frozen: a kind added since dumps only its own keys.
 LEGACY_KINDS = ("fail", "restore", "primary", "down", "up", "degrade", "flap", "trace", "pingpong")
 LEGACY_KEYS = (*LEGACY_KINDS, "direction", "set", "period", "duty", "count", "until", "field", "steps", "file", "good", "bad", "dwell")
 LEGACY_DEFAULTS: dict[str, Any] = {"direction": "both", "duty": 0.5}
@@ -163,7 +163,11 @@ class Event(Model):
         own: dict[str, Any] = handler(self)
         if self.name not in LEGACY_KINDS:
             return own
-        return {"at": own["at"], **{k: own.get(k, LEGACY_DEFAULTS.get(k)) for k in LEGACY_KEYS}}
+        legacy = {"at": own["at"], **{k: own.get(k, LEGACY_DEFAULTS.get(k)) for k in LEGACY_KEYS}}
+        # A key added to a legacy kind since: in the dump (and the run id) only when set.
+        newer = {k: own[k] for k, f in type(self).model_fields.items()
+                 if k not in legacy and k in own and getattr(self, k) != f.default}
+        return legacy | newer
 
     @property
     def action(self) -> str:
