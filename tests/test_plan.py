@@ -156,6 +156,38 @@ def test_netem_holds_the_packets_in_flight_when_a_rate_is_set() -> None:
     assert shaping.netem_limit({"rate": None, "delay": 0, "jitter": 0, "queue": 20}) == 20
 
 
+def test_rate_model_link_serializes_in_netem_without_a_token_bucket(tmp_path: Path) -> None:
+    f = tmp_path / "x.yaml"
+    f.write_text(
+        "topology:\n  hosts: [a, b]\n  paths:\n    p: {between: [a, b], delay: 10ms, rate: 1mbit, queue: 100, rate_model: link}\n"
+        "workload: {client: a, server: b, duration: 1s}\nevents:\n  - {at: 0.5s, degrade: p, set: {rate: 2mbit}}\n"
+    )
+    p = plan.build(spec.load(f), 1, "agent")
+    forward = [c.args for c in p.setup if c.tool == "tc" and c.host == "a"]
+    # one netem with its own rate: no tbf, no fifo; the limit is the delay line (1 Mbit/s for 10 ms
+    # in 64 B packets: 20) plus the queue of 100
+    assert forward == [["qdisc", "add", "dev", "p", "root", "handle", "1:", "netem", "delay", "10ms", "rate", "1mbit", "limit", "120"]]
+    assert p.links[0].burst == {"forward": None, "reverse": None}
+    # a rate change mid-run stays a link: netem's rate changes, no tbf appears
+    degrade = [c.args for t in p.timeline if t.kind == "degrade" for c in t.commands]
+    assert degrade and all(a[7:8] == ["netem"] and "2mbit" in a and "tbf" not in a for a in degrade), degrade
+
+
+def test_rate_model_link_netem_limit_adds_the_queue_to_the_delay_line() -> None:
+    from sctpbench.model import shaping
+
+    values = {"rate": 100_000_000, "delay": 300_000_000, "jitter": 0, "loss": 0.0, "queue": 50, "rate_model": "link"}
+    assert shaping.netem_limit(values) == 58_594 + 50
+    assert shaping.qdisc_commands("p", values, "change") == [
+        ["qdisc", "change", "dev", "p", "root", "handle", "1:", "netem", "delay", "300ms", "rate", shaping.format_rate(100_000_000),
+         "limit", str(58_594 + 50)]]
+
+
+def test_the_token_bucket_default_keeps_run_ids() -> None:
+    assert _plan("failover.yaml", ["topology.paths.primary.rate_model=token-bucket"]).run_id == _plan("failover.yaml").run_id
+    assert _plan("failover.yaml", ["topology.paths.primary.rate_model=link"]).run_id != _plan("failover.yaml").run_id
+
+
 def test_emulator_shapes_on_its_own_egress_and_keeps_each_source_on_its_path() -> None:
     p = _plan("failover.yaml", ["topology.emulator=true"])
     link = p.links[0]

@@ -1,4 +1,4 @@
-"""One direction of a path as tc commands: netem for delay and loss, tbf for the rate.
+"""One direction of a path as tc commands: netem for delay and loss, tbf (or netem) for the rate.
 
 Layout on the shaping interface's egress:
 
@@ -10,6 +10,13 @@ Delay sits before the rate limiter so that packets in flight never count against
 bottleneck's queue: with netem's own `rate` and `limit`, a long delay fills the limit
 with packets that are merely travelling and the achieved rate collapses. The sum of the
 two stages is the same one-way time as rate-then-delay.
+
+With `rate_model: link` the rate is netem's own instead (`netem delay D rate R`, no tbf):
+netem gives each packet its serialization time L/R behind the previous one's, so an isolated
+packet takes D + L/R and a burst queues exactly as on a link of rate R (M/D/1 for Poisson
+arrivals of one size), where tbf lets a bucket's worth (two frames) pass at once. Its queue
+is netem's limit, which also holds the packets in the delay line: `queue` packets are added
+to the delay line's room, so the queue is approximate as a drop-tail bound.
 
 Values come as the experiment states them (`Shaping.model_dump()`): times in ns, rate in
 bit/s, percentages, queue in packets or bytes.
@@ -56,8 +63,15 @@ def netem_args(s: dict[str, Any]) -> list[str]:
         args += ["duplicate", _pct(s["duplicate"])]
     if s.get("corrupt"):
         args += ["corrupt", _pct(s["corrupt"])]
+    if is_link(s):
+        args += ["rate", format_rate(s["rate"])]
     args += ["limit", str(netem_limit(s))]
     return args
+
+
+def is_link(s: dict[str, Any]) -> bool:
+    """Whether the rate is netem's own serializing link (rate_model: link) rather than tbf."""
+    return bool(s["rate"]) and s.get("rate_model") == "link"
 
 
 def netem_limit(s: dict[str, Any]) -> int:
@@ -65,6 +79,8 @@ def netem_limit(s: dict[str, Any]) -> int:
     if not s["rate"]:
         return s.get("queue") or DEFAULT_QUEUE_PACKETS
     in_flight = s["rate"] / 8 * (s["delay"] + 4 * s["jitter"]) / 1e9 / MIN_PACKET_BYTES
+    if is_link(s):  # the queue is netem's own: room for the delay line plus the queue asked for
+        return math.ceil(in_flight) + (s.get("queue") or DEFAULT_QUEUE_PACKETS)
     return max(DEFAULT_QUEUE_PACKETS, math.ceil(in_flight) + DEFAULT_QUEUE_PACKETS)
 
 
@@ -88,7 +104,7 @@ def fifo_args(s: dict[str, Any]) -> list[str]:
 def qdisc_commands(dev: str, s: dict[str, Any], verb: str = "add") -> list[list[str]]:
     """tc arguments (without `tc`) that install (`add`) or update (`change`) the shaping."""
     cmds = [["qdisc", verb, "dev", dev, "root", "handle", "1:", "netem", *netem_args(s)]]
-    if s["rate"]:
+    if s["rate"] and not is_link(s):
         cmds.append(["qdisc", verb, "dev", dev, "parent", "1:1", "handle", "10:", *tbf_args(s)])
         cmds.append(["qdisc", verb, "dev", dev, "parent", "10:1", "handle", "20:", *fifo_args(s)])
     return cmds

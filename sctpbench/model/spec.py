@@ -90,6 +90,11 @@ class PathSpec(Shaping):  # type: ignore[misc,valid-type]
     family: Family = Field(default="ipv4", description="address families the path carries: ipv4, ipv6 or dual (both, "
                                                        "so an association over it has two SCTP paths)")
     drop_packets: DropPattern | None = None
+    rate_model: Literal["token-bucket", "link"] = Field(
+        default="token-bucket",
+        description="how rate is emulated: token-bucket (tbf below netem, a drop-tail queue; bursts of up to two "
+                    "frames pass unserialized) or link (netem's own rate: every packet serialized behind the previous "
+                    "one, as on a real link)")
     forward: DirectionOverride | None = Field(default=None, description="first host to second host")  # type: ignore[valid-type]
     reverse: DirectionOverride | None = Field(default=None, description="second host to first host")  # type: ignore[valid-type]
 
@@ -107,6 +112,8 @@ class PathSpec(Shaping):  # type: ignore[misc,valid-type]
         if values["queue_bytes"] == "bdp":
             rtt_ns = values["delay"] + self.merged("reverse" if which == "forward" else "forward")["delay"]
             values["queue_bytes"] = max(1514, int(values["rate"] * rtt_ns / 8 / 1e9))
+        if self.rate_model == "link":  # only when chosen: plans of before it keep their values
+            values["rate_model"] = "link"
         return {k: (v.model_dump() if isinstance(v, BaseModel) else v) for k, v in values.items()}
 
 
@@ -746,6 +753,8 @@ def _check_shaping(path: PathSpec, which: str, fail: Any) -> None:
     values = path.merged(which)
     if values["queue"] is not None and values["queue_bytes"] is not None:
         fail("queue", f"{which}: give the queue in packets (queue) or in bytes (queue_bytes), not both")
+    if values["queue_bytes"] is not None and path.rate_model == "link":
+        fail("queue_bytes", f"{which}: with rate_model: link the queue is netem's own, counted in packets; allowed: queue")
     if values["queue_bytes"] is not None and not values["rate"]:
         fail("queue_bytes", f"{which}: a queue in bytes needs a rate (it is the rate limiter's queue)")
     if values["gilbert_elliott"] is not None and values["loss"]:

@@ -105,7 +105,7 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
     drops: list[Command] = []
     for index, (name, path) in enumerate(topo.paths.items()):
         link = (net.emulated if topo.emulator else net.direct)(index, name, path.between, configured[name], path.family)
-        link.burst = {d: shaping.tbf_burst(v) if v["rate"] else None for d, v in configured[name].items()}
+        link.burst = {d: shaping.tbf_burst(v) if v["rate"] and not shaping.is_link(v) else None for d, v in configured[name].items()}
         if path.drop_packets is not None:
             link.drop_packets = path.drop_packets.model_dump()
             drops += drop_rules(link, path.drop_packets)
@@ -340,10 +340,12 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
     (not part of what is measured), and association keys left unset, so that a single
     `workload:` keeps the id it had before associations existed."""
     exclude: dict[str, Any] = {"influx": True, "measure": {"selfcheck"}}
-    # A path's family left at ipv4 too, so plans of before families existed keep their id.
-    ipv4 = {name: {"family"} for name, path in experiment.topology.paths.items() if path.family == "ipv4"}
-    if ipv4:
-        exclude["topology"] = {"paths": ipv4}
+    # A path's family left at ipv4 and its rate model at token-bucket too, so plans of before
+    # they existed keep their id.
+    defaults = {name: {k for k, default in (("family", "ipv4"), ("rate_model", "token-bucket")) if getattr(path, k) == default}
+                for name, path in experiment.topology.paths.items()}
+    if any(defaults.values()):
+        exclude["topology"] = {"paths": {name: keys for name, keys in defaults.items() if keys}}
     if experiment.workloads is None:
         exclude["workloads"] = True
     else:
