@@ -251,8 +251,8 @@ class Workload(_Model):
         default=0, description="each association starts at start plus a seeded uniform draw in [0, this), per repetition")
     policy: str = Field(
         default="static", description="the client's path-selection policy, NAME[:KEY=VALUE,...]: static (the stack "
-        "alone), delay-centric, predictive or rtt-ratio (workloads/agent/RECORDS.md), e.g. delay-centric:hysteresis=10,"
-        "guard=1000-4000")
+        "alone), delay-centric, predictive, rtt-ratio or signal (with signal:; workloads/agent/RECORDS.md), e.g. "
+        "delay-centric:hysteresis=10,guard=1000-4000")
     signal: str | SignalTrace | None = Field(
         default=None, description="policy: signal's signal-strength trace: a file of TIME PATH DBM lines (relative to the "
         "experiment), or {points: [[time, path, dBm], ...]}")

@@ -21,7 +21,6 @@ void policy_runner_init(struct policy_runner *pr, const struct policy_params *p)
 	pr->hb_slot = -1;
 }
 
-/* The slot of addr, taking a new one on first sight; -1 when all are used. */
 void policy_runner_use_trace(struct policy_runner *pr, const struct sigtrace *trace)
 {
 	pr->trace = trace;
@@ -40,6 +39,7 @@ const struct sockaddr_storage *policy_runner_send_to(const struct policy_runner 
 	return slot >= 0 && slot < pr->n_slots ? &pr->slot_addr[slot] : NULL;
 }
 
+/* The slot of addr, taking a new one on first sight; -1 when all are used. */
 static int slot_of(struct policy_runner *pr, const struct sockaddr_storage *addr)
 {
 	for (int i = 0; i < pr->n_slots; i++)
