@@ -13,7 +13,8 @@ def test_policy_decisions_on_synthetic_samples() -> None:
     assert build.returncode == 0, build.stdout + build.stderr
     r = subprocess.run([str(AGENT_DIR / "build/policy-unit")], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
-    for name in ("parse", "static", "delay-centric", "guard", "predictive", "rtt-ratio"):
+    for name in ("parse", "static", "delay-centric", "guard", "predictive", "rtt-ratio", "signal"):
         assert f"policy {name} ok" in r.stdout
+    assert "signal trace ok" in r.stdout
     assert "POLICY OK (0 failures)" in r.stdout
     assert "FAIL" not in r.stderr and "AddressSanitizer" not in r.stderr and "runtime error" not in r.stderr

@@ -28,6 +28,7 @@ GOLDEN_CASES = {
     "associations": ("associations.yaml", []),
     "competing-tcp": ("competing-tcp.yaml", []),
     "handover": ("handover.yaml", []),
+    "signal-handover": ("signal-handover.yaml", []),
 }
 
 

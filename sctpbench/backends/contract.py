@@ -2,7 +2,7 @@
 
 Every backend leaves the same files, so the collectors, telemetry, verify and reports read
 a run the same way whatever ran it. The orchestrator (runner.py) writes plan.json, plan.sh,
-host.json and the plan's files (schedules/) before the backend starts and summary.json, the
+host.json and the plan's files (schedules/, signals/) before the backend starts and summary.json, the
 tables and telemetry files after it (README, "Results"); everything in between is the backend's, listed here with its
 one writer. Times are CLOCK_MONOTONIC nanoseconds of the kernel the agents run on.
 

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, NoReturn
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 
-from sctpbench.model import influxurl, inputfile, messages, sctp_params, shaping, units
+from sctpbench.model import influxurl, inputfile, messages, sctp_params, shaping, signaltrace, units
 from sctpbench.model import traffic as flows
 from sctpbench.model.addressing import Family, endpoint_addresses
 from sctpbench.model.errors import SpecError
@@ -166,6 +166,7 @@ POLICY_KEYS: dict[str, tuple[str, ...]] = {
     "delay-centric": ("hysteresis",),
     "predictive": ("short", "long", "threshold", "form"),
     "rtt-ratio": ("alpha_c", "alpha_a", "beta"),
+    "signal": ("switch", "hysteresis", "prepare"),
 }
 POLICY_COMMON_KEYS = ("guard", "guard_hb", "seed", "hz")
 
@@ -186,7 +187,45 @@ def policy_problem(text: str) -> str | None:
             return f"bad parameter {item!r} (KEY=VALUE)"
         if key not in allowed:
             return f"unknown parameter {key!r} for {name} (allowed: {', '.join(allowed)})"
+    return _signal_values(params) if name == "signal" else None
+
+
+SIGNAL_SWITCH_DEFAULT = -80.0  # the agent's (policy.c)
+# The signal policy's thresholds, checked here because a wrong one silently never fires.
+SIGNAL_RANGES = {"switch": (signaltrace.DBM_MIN, signaltrace.DBM_MAX, "dBm"), "prepare": (signaltrace.DBM_MIN, signaltrace.DBM_MAX, "dBm"),
+                 "hysteresis": (0.0, 250.0, "dB")}
+
+
+def _signal_values(params: str) -> str | None:
+    values: dict[str, float] = {}
+    for key, _, text in (item.partition("=") for item in params.split(",")):
+        if key not in SIGNAL_RANGES:
+            continue
+        lo, hi, unit = SIGNAL_RANGES[key]
+        try:
+            values[key] = float(text)
+        except ValueError:
+            values[key] = float("nan")
+        if not lo <= values[key] <= hi:
+            return f"bad {key} {text!r} (allowed: a number of {unit} from {lo:g} to {hi:g})"
+    if "prepare" in values and not values["prepare"] > values.get("switch", SIGNAL_SWITCH_DEFAULT):
+        return (f"prepare={values['prepare']:g} is not above switch={values.get('switch', SIGNAL_SWITCH_DEFAULT):g} "
+                "(allowed: prepare above switch: it comes first)")
     return None
+
+
+class SignalTrace(_Model):
+    """The `signal` policy's emulated signal strength per path over time (model/signaltrace.py)."""
+
+    file: str | None = Field(default=None, description="TIME PATH DBM lines, relative to the experiment file")
+    points: list[tuple[Duration, Name, float]] | None = Field(
+        default=None, description="[[time from t0, path, dBm], ...] instead of a file")
+
+    @model_validator(mode="after")
+    def _file_or_points(self) -> SignalTrace:
+        if (self.file is None) == (self.points is None):
+            raise ValueError("signal needs file: PATH or points: [[time, path, dBm], ...] (one of them)")
+        return self
 
 
 class Workload(_Model):
@@ -219,14 +258,24 @@ class Workload(_Model):
         default=0, description="each association starts at start plus a seeded uniform draw in [0, this), per repetition")
     policy: str = Field(
         default="static", description="the client's path-selection policy, NAME[:KEY=VALUE,...]: static (the stack "
-        "alone), delay-centric, predictive or rtt-ratio (workloads/agent/RECORDS.md), e.g. delay-centric:hysteresis=10,"
-        "guard=1000-4000")
+        "alone), delay-centric, predictive, rtt-ratio or signal (with signal:; workloads/agent/RECORDS.md), e.g. "
+        "delay-centric:hysteresis=10,guard=1000-4000")
+    signal: str | SignalTrace | None = Field(
+        default=None, description="policy: signal's signal-strength trace: a file of TIME PATH DBM lines (relative to the "
+        "experiment), or {points: [[time, path, dBm], ...]}")
 
     @model_validator(mode="after")
     def _policy_text(self) -> Workload:
         problem = policy_problem(self.policy)
         if problem:
             raise ValueError(f"policy: {problem}")
+        wants = self.policy.partition(":")[0] == "signal"
+        if wants and self.signal is None:
+            raise ValueError("policy: signal needs signal:; allowed: a trace file of TIME PATH DBM lines, or "
+                             "{points: [[time, path, dBm], ...]}")
+        if not wants and self.signal is not None:
+            raise ValueError(f"signal: is for policy: signal (its signal-strength trace), not {self.policy.partition(':')[0]}; "
+                             "allowed: policy: signal[:switch=DBM,hysteresis=DB,prepare=DBM]")
         return self
 
     @model_validator(mode="after")
@@ -548,6 +597,35 @@ def _resolve_videos(exp: Experiment, base_dir: Path, source: Source) -> Experime
     return exp
 
 
+def _resolve_signals(exp: Experiment, base_dir: Path, source: Source) -> Experiment:
+    """Each signal trace read in and checked against its association's paths (signaltrace.py),
+    so the run id follows its content and a run needs no file."""
+    def resolved(w: Workload, loc: tuple[str, ...]) -> Workload:
+        if w.signal is None:
+            return w
+        at = loc + ("signal",)
+        trace = SignalTrace(file=w.signal) if isinstance(w.signal, str) else w.signal
+        paths = exp.paths_of(w)
+        try:
+            if trace.file is not None:
+                at += ("file",) if not isinstance(w.signal, str) else ()
+                trace_path = base_dir / trace.file
+                text = inputfile.read_text(trace_path, f"{source.where(at)}: {'.'.join(at)}")
+                points = signaltrace.parse(text, str(trace_path), ".".join(at), paths)
+            else:
+                at += ("points",)
+                points = signaltrace.inline(trace.points or [], lambda i: source.where(at + (str(i),)), ".".join(at), paths)
+        except ValueError as e:
+            raise SpecError(str(e)) from None
+        # Constructed, not validated: the times are ns now, which a Duration would read as unit-less.
+        return w.model_copy(update={"signal": SignalTrace.model_construct(file=None, points=points)})
+    if exp.workloads is not None:
+        return exp.model_copy(update={"workloads": [resolved(w, ("workloads", str(i))) for i, w in enumerate(exp.workloads)]})
+    if exp.workload is not None:
+        return exp.model_copy(update={"workload": resolved(exp.workload, ("workload",))})
+    return exp
+
+
 def set_label(text: str) -> str:
     """`--set KEY=VALUE` as messages show it: a value pasted by mistake is cut."""
     return f"--set {text}" if len(text) <= 100 else f"--set {text[:100]}… ({len(text)} characters)"
@@ -616,6 +694,7 @@ def load(path: str | Path, overrides: Sequence[str] = ()) -> Experiment:
     _check_events(experiment, source)
     experiment = _resolve_events(experiment, path.parent, source)
     experiment = _resolve_videos(experiment, path.parent, source)
+    experiment = _resolve_signals(experiment, path.parent, source)
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": path.stem})
     return experiment

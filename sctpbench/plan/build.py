@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 from sctpbench.model import sctp_params, shaping, timeline
-from sctpbench.plan import dar, schedule
+from sctpbench.plan import dar, schedule, signal
 from sctpbench.plan import traffic as flows
 from sctpbench.plan.actions import path_setup, timed_actions
 from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Association, Command, Plan, Process, TimedAction, agent_name, records_file
@@ -150,6 +150,8 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
     ]
     files = {x.schedule: schedule.render(m) for x, m in zip(associations, schedules, strict=True)
              if x.schedule is not None and m is not None}
+    files |= {signal.file_name(x.name): signal.render(a.signal.points, x)
+              for a, x in zip(experiment.associations, associations, strict=True) if a.signal is not None}
     processes = captures + [
         p for i, a in enumerate(experiment.associations)
         for p in _agents(experiment, a, associations[i], agent, seeds[i], steps)
@@ -328,7 +330,8 @@ def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int, 
                 *(["--send-streams", str(a.streams)] if assoc.schedule is None else []),
                 "--drain-timeout", str(assoc.drain_timeout_ns // 1_000_000),
                 *(["--unordered"] if not a.ordered and assoc.schedule is None else []),
-                *(["--policy", a.policy] if a.policy != "static" else []), *common,
+                *(["--policy", a.policy] if a.policy != "static" else []),
+                *(["--signal", f"{{run}}/{signal.file_name(assoc.name)}"] if a.signal is not None else []), *common,
             ],
             "ready", assoc.name,
         ),
@@ -365,7 +368,7 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
 # A workload's keys newer than run ids (name and sctp older than workloads:), with the value
 # that leaves them out of the id.
 NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None, "mix": None, "count": 1, "start_window": 0,
-                                       "policy": "static"}
+                                       "policy": "static", "signal": None}
 
 
 def _unset_keys(workload: Any) -> set[str]:

@@ -198,7 +198,7 @@ class Plan:
     # The timing self-check's tolerances (selfcheck.Tolerances as a dict); absent from
     # plans written before it existed, which then get the defaults.
     selfcheck: dict[str, Any] = field(default_factory=dict)
-    # Files the run reads, relative to the run folder → content: the clients' schedules.
+    # Files the run reads, relative to the run folder → content: the clients' schedules and signal traces.
     # The orchestrator writes them beside plan.json.
     files: dict[str, str] = field(default_factory=dict)
     traffic: list[Flow] = field(default_factory=list)  # competing flows; absent from plans without any

@@ -38,6 +38,7 @@ enum opt_id {
 	OPT_SACK_FREQ,
 	OPT_STREAMS,
 	OPT_POLICY,
+	OPT_SIGNAL,
 	OPT_HELP,
 };
 
@@ -61,6 +62,7 @@ static const struct option options[] = {
 	{ "sack-freq", required_argument, NULL, OPT_SACK_FREQ },
 	{ "streams", required_argument, NULL, OPT_STREAMS },
 	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "signal", required_argument, NULL, OPT_SIGNAL },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -75,7 +77,7 @@ void cli_usage(FILE *to)
 	      "        --records FILE --size BYTES --rate MSGS_PER_S\n"
 	      "        --arrival periodic|poisson|saturate --seed N --duration MS\n"
 	      "        [--unordered] [--send-streams N] [--sample-interval MS]\n"
-	      "        [--drain-timeout MS] [--policy NAME[:KEY=VALUE,...]]\n"
+	      "        [--drain-timeout MS] [--policy NAME[:KEY=VALUE,...]] [--signal FILE]\n"
 	      "        [common options]\n"
 	      "  sctpbench-agent client --local A1[,A2...] --peer B1[,B2...] --port P\n"
 	      "        --records FILE --arrival schedule --schedule FILE --duration MS\n"
@@ -87,8 +89,9 @@ void cli_usage(FILE *to)
 	      "  --send-streams and --unordered are optional and ignored\n"
 	      "common options (omitted = keep the kernel's value):\n"
 	      "  --nodelay 0|1  --sack-delay MS (0 = off)  --sack-freq N  --streams N\n"
-	      "--policy (client): static (default), delay-centric, predictive or rtt-ratio,\n"
-	      "  e.g. delay-centric:hysteresis=10,guard=1000-4000 (see RECORDS.md)\n"
+	      "--policy (client): static (default), delay-centric, predictive, rtt-ratio or\n"
+	      "  signal, e.g. delay-centric:hysteresis=10,guard=1000-4000 (see RECORDS.md)\n"
+	      "--signal FILE (client, with --policy signal): lines OFFSET_NS ADDR DBM\n"
 	      "see RECORDS.md for the record file and the stdin/stdout protocol\n",
 	      to);
 }
@@ -158,6 +161,23 @@ static int load_schedule(struct config *cfg)
 	return 0;
 }
 
+/* --signal goes with --policy signal, both ways; the whole file is read
+ * and checked now, like a schedule. */
+static int load_signal(struct config *cfg)
+{
+	char err[512];
+
+	if (cfg->policy.kind == POLICY_SIGNAL && cfg->signal_path == NULL)
+		return usage_error("%s", "--policy signal needs --signal FILE");
+	if (cfg->policy.kind != POLICY_SIGNAL && cfg->signal_path != NULL)
+		return usage_error("%s", "--signal goes with --policy signal only");
+	if (cfg->signal_path == NULL)
+		return 0;
+	if (sigtrace_load(&cfg->signal, cfg->signal_path, err, sizeof(err)) != 0)
+		return usage_error("bad --signal: %s", err);
+	return 0;
+}
+
 /* Options only meaningful for the client. */
 static bool client_only(int id)
 {
@@ -173,6 +193,7 @@ static bool client_only(int id)
 	case OPT_SEND_STREAMS:
 	case OPT_SCHEDULE:
 	case OPT_POLICY:
+	case OPT_SIGNAL:
 		return true;
 	default:
 		return false;
@@ -317,6 +338,9 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 			cfg->policy_given = true;
 			break;
 		}
+		case OPT_SIGNAL:
+			cfg->signal_path = arg;
+			break;
 		case OPT_HELP:
 			cli_usage(stdout);
 			exit(0);
@@ -329,6 +353,12 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 	/* A random guard time draws from the run's --seed unless given its own. */
 	if (!cfg->policy.have_seed)
 		cfg->policy.seed = cfg->seed;
+	if (cfg->role == ROLE_CLIENT) {
+		int rc = load_signal(cfg);
+
+		if (rc != 0)
+			return rc;
+	}
 
 	if (cfg->local_text == NULL)
 		return usage_error("%s", "--local is required");
@@ -385,4 +415,5 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 void cli_free(struct config *cfg)
 {
 	schedule_free(&cfg->schedule);
+	sigtrace_free(&cfg->signal);
 }

@@ -238,6 +238,8 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 				  CMSG_SPACE(sizeof(struct sctp_prinfo))];
 	} control;
 	struct sctp_sndinfo info;
+	struct sockaddr_storage to;
+	const struct sockaddr_storage *prepared = sampler_send_to(&c->sampler);
 	struct iovec iov = { .iov_base = c->payload, .iov_len = c->cfg->size };
 	struct msghdr mh;
 	struct cmsghdr *cm;
@@ -270,6 +272,16 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 	memset(&info, 0, sizeof(info));
 	info.snd_sid = (uint16_t)stream;
 	info.snd_flags = unordered ? SCTP_UNORDERED : 0;
+	if (prepared != NULL) {
+		/* The signal policy's prepare: this message's first transmission
+		 * goes to the target path while the primary stays (on a
+		 * one-to-one socket the address alone picks the path;
+		 * SCTP_ADDR_OVER says so for any socket style). */
+		to = *prepared;
+		mh.msg_name = &to;
+		mh.msg_namelen = addr_len(&to);
+		info.snd_flags |= SCTP_ADDR_OVER;
+	}
 	/* Comes back in SCTP_SEND_FAILED_EVENT, naming the lost message. */
 	info.snd_context = (uint32_t)seq;
 	memcpy(CMSG_DATA(cm), &info, sizeof(info));
@@ -435,6 +447,7 @@ static void on_start(struct client *c, int64_t t0)
 	snprintf(text, sizeof(text), "%" PRId64, t0);
 	records_event(c->rec, now, "start", text);
 	arrival_init(&c->arrival, c->cfg->arrival, c->cfg->rate, c->cfg->seed, c->sched, t0);
+	sampler_policy_start(&c->sampler, t0);
 	c->next_due = arrival_next(&c->arrival);
 	c->gen_end = t0 + c->cfg->duration_ms * NS_PER_MS;
 	c->phase = PHASE_SENDING;
@@ -633,7 +646,8 @@ int client_run(const struct config *cfg, struct records *rec)
 	c.saturate = cfg->arrival == ARRIVAL_SATURATE;
 	c.sched = cfg->arrival == ARRIVAL_SCHEDULE ? &cfg->schedule : NULL;
 	sampler_init(&c.sampler, cfg->sample_interval_ms);
-	sampler_use_policy(&c.sampler, &cfg->policy);
+	sampler_use_policy(&c.sampler, &cfg->policy,
+			   cfg->policy.kind == POLICY_SIGNAL ? &cfg->signal : NULL);
 	control_init(&c.ctl, STDIN_FILENO);
 	rxmsg_init(&c.rx);
 

@@ -6,6 +6,7 @@
 #include "arrival.h"
 #include "policy.h"
 #include "schedule.h"
+#include "sigtrace.h"
 #include "sockopts.h"
 
 #include <stdbool.h>
@@ -42,6 +43,8 @@ struct config {
 	uint16_t send_streams; /* 0: every negotiated outbound stream */
 	struct policy_params policy; /* --policy; static when not given */
 	bool policy_given;
+	const char *signal_path;   /* --signal, as given */
+	struct sigtrace signal;    /* its points, read by cli_parse */
 	const char *schedule_path; /* --schedule, as given */
 	struct schedule schedule;  /* its messages, read by cli_parse */
 	struct sock_opts opts;

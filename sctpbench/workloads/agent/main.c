@@ -76,6 +76,10 @@ static void write_meta(const struct config *cfg, struct records *r)
 	records_meta_i64(r, "sample_interval_ms", cfg->sample_interval_ms);
 	if (cfg->policy_given)
 		records_meta(r, "policy", cfg->policy.text);
+	if (cfg->signal_path != NULL) {
+		records_meta(r, "signal", cfg->signal_path);
+		records_meta_i64(r, "signal_points", (int64_t)cfg->signal.points);
+	}
 	meta_opt(r, "nodelay", o->has_nodelay, o->nodelay);
 	meta_opt(r, "sack_delay_ms", o->has_sack_delay, o->sack_delay_ms);
 	meta_opt(r, "sack_freq", o->has_sack_freq, o->sack_freq);

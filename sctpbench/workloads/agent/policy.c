@@ -15,6 +15,7 @@ static const char *const kind_names[] = {
 	[POLICY_DELAY_CENTRIC] = "delay-centric",
 	[POLICY_PREDICTIVE] = "predictive",
 	[POLICY_RTT_RATIO] = "rtt-ratio",
+	[POLICY_SIGNAL] = "signal",
 };
 
 const char *policy_kind_name(enum policy_kind kind)
@@ -28,6 +29,7 @@ const char *policy_action_name(enum policy_action a)
 	case POLICY_SWITCH: return "switch";
 	case POLICY_GUARD: return "guard";
 	case POLICY_CANCEL: return "cancel";
+	case POLICY_PREPARE: return "prepare";
 	default: return "stay";
 	}
 }
@@ -44,6 +46,8 @@ static void defaults(struct policy_params *p)
 	p->alpha_conservative = 9;
 	p->alpha_aggressive = 3;
 	p->beta_ms = 1000;
+	p->switch_dbm = -80;
+	p->hysteresis_db = 5;
 	p->guard_hb_ms = 20;
 	p->hz = 1000;
 }
@@ -108,9 +112,11 @@ static bool allowed(enum policy_kind kind, const char *key)
 	static const char *const delay[] = { "hysteresis", NULL };
 	static const char *const pred[] = { "short", "long", "threshold", "form", NULL };
 	static const char *const ratio[] = { "alpha_c", "alpha_a", "beta", NULL };
+	static const char *const signal[] = { "switch", "hysteresis", "prepare", NULL };
 	const char *const *own = kind == POLICY_DELAY_CENTRIC ? delay
 				 : kind == POLICY_PREDICTIVE ? pred
-				 : kind == POLICY_RTT_RATIO ? ratio : NULL;
+				 : kind == POLICY_RTT_RATIO ? ratio
+				 : kind == POLICY_SIGNAL ? signal : NULL;
 
 	if (kind == POLICY_STATIC)
 		return false;
@@ -129,7 +135,17 @@ static int parse_kv(struct policy_params *p, char *key, char *val, char *err, si
 
 	if (!allowed(p->kind, key))
 		return fail(err, errlen, "unknown parameter '%s' for this policy", key);
-	if (strcmp(key, "hysteresis") == 0) {
+	if (strcmp(key, "hysteresis") == 0 && p->kind == POLICY_SIGNAL) {
+		if (!parse_double(val, 0, 250, &p->hysteresis_db))
+			return fail(err, errlen, "bad hysteresis '%s' (dB, 0 to 250)", val);
+	} else if (strcmp(key, "switch") == 0) {
+		if (!parse_double(val, -200, 50, &p->switch_dbm))
+			return fail(err, errlen, "bad switch '%s' (dBm, -200 to 50)", val);
+	} else if (strcmp(key, "prepare") == 0) {
+		if (!parse_double(val, -200, 50, &p->prepare_dbm))
+			return fail(err, errlen, "bad prepare '%s' (dBm, -200 to 50)", val);
+		p->have_prepare = true;
+	} else if (strcmp(key, "hysteresis") == 0) {
 		if (!parse_double(val, 0, 1e6, &p->hysteresis_ms))
 			return fail(err, errlen, "bad hysteresis '%s' (ms, >= 0)", val);
 	} else if (strcmp(key, "short") == 0) {
@@ -197,9 +213,11 @@ int policy_parse(const char *text, struct policy_params *p, char *err, size_t er
 		p->kind = POLICY_PREDICTIVE;
 	else if (strcmp(buf, "rtt-ratio") == 0)
 		p->kind = POLICY_RTT_RATIO;
+	else if (strcmp(buf, "signal") == 0)
+		p->kind = POLICY_SIGNAL;
 	else
 		return fail(err, errlen,
-			    "unknown policy '%s' (static, delay-centric, predictive or rtt-ratio)", buf);
+			    "unknown policy '%s' (static, delay-centric, predictive, rtt-ratio or signal)", buf);
 	if (colon != NULL) {
 		for (item = strtok_r(colon + 1, ",", &save); item != NULL;
 		     item = strtok_r(NULL, ",", &save)) {
@@ -216,6 +234,8 @@ int policy_parse(const char *text, struct policy_params *p, char *err, size_t er
 		return fail(err, errlen, "%s", "short must weigh more than long (short > long)");
 	if (p->kind == POLICY_RTT_RATIO && p->alpha_conservative < p->alpha_aggressive)
 		return fail(err, errlen, "%s", "alpha_c (conservative) must be >= alpha_a (aggressive)");
+	if (p->kind == POLICY_SIGNAL && p->have_prepare && !(p->prepare_dbm > p->switch_dbm))
+		return fail(err, errlen, "%s", "prepare must be above switch (it comes first)");
 	strcpy(p->text, text);
 	return 0;
 }
@@ -236,6 +256,12 @@ void policy_init(struct policy_state *s, const struct policy_params *p)
 	s->p = *p;
 	s->guard_candidate = -1;
 	s->rng = p->seed;
+	s->prepared = -1;
+}
+
+int policy_prepared(const struct policy_state *s)
+{
+	return s->prepared;
 }
 
 static const struct policy_sample *find(const struct policy_sample *samples, size_t n, int slot)
@@ -366,6 +392,102 @@ static int rtt_ratio(const struct policy_state *s, const struct policy_sample *s
 	return best->slot;
 }
 
+static bool has_signal(const struct policy_sample *x)
+{
+	return x->active && x->has_signal;
+}
+
+/* The active path other than the primary with the strongest signal. */
+static const struct policy_sample *strongest(const struct policy_sample *samples, size_t n,
+					     const struct policy_sample *prim)
+{
+	const struct policy_sample *best = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct policy_sample *x = &samples[i];
+
+		if (x == prim || !has_signal(x))
+			continue;
+		if (best == NULL || x->signal_dbm > best->signal_dbm)
+			best = x;
+	}
+	return best;
+}
+
+/* Whether `alt` beats the primary by more than the hysteresis. */
+static bool stronger(const struct policy_state *s, const struct policy_sample *alt,
+		     const struct policy_sample *prim)
+{
+	return alt->signal_dbm - prim->signal_dbm > s->p.hysteresis_db;
+}
+
+static int signal_rule(const struct policy_state *s, const struct policy_sample *samples, size_t n,
+		       const struct policy_sample *prim, char *why, size_t wl)
+{
+	const struct policy_sample *best = strongest(samples, n, prim);
+
+	if (best == NULL)
+		return -1;
+	if (prim == NULL || !prim->active) {
+		snprintf(why, wl, "primary-inactive");
+		return best->slot;
+	}
+	if (!prim->has_signal || !(prim->signal_dbm < s->p.switch_dbm) || !stronger(s, best, prim))
+		return -1;
+	snprintf(why, wl, "signal %.1f<%g alt %.1f>%.1f+%g", prim->signal_dbm, s->p.switch_dbm,
+		 best->signal_dbm, prim->signal_dbm, s->p.hysteresis_db);
+	return best->slot;
+}
+
+/* signal with `prepare`, in a round where no switch is due: start sending
+ * to the candidate once the primary is below `prepare` and the candidate
+ * beats it by the hysteresis; stop when the primary is back above
+ * prepare + hysteresis (no flapping at the threshold) or the target is no
+ * longer an active path stronger than the primary. */
+static void signal_prepare(struct policy_state *s, const struct policy_sample *samples, size_t n,
+			   const struct policy_sample *prim, int current_primary,
+			   struct policy_decision *d)
+{
+	const struct policy_sample *best = strongest(samples, n, prim);
+	const struct policy_sample *target;
+	bool usable_prim = prim != NULL && has_signal(prim);
+
+	if (!s->p.have_prepare)
+		return;
+	if (usable_prim && best != NULL && prim->signal_dbm < s->p.prepare_dbm && stronger(s, best, prim)) {
+		if (s->prepared == best->slot)
+			return;
+		s->prepared = best->slot;
+		d->action = POLICY_PREPARE;
+		d->to = best->slot;
+		snprintf(d->reason, sizeof(d->reason), "signal %.1f<%g alt %.1f>%.1f+%g",
+			 prim->signal_dbm, s->p.prepare_dbm, best->signal_dbm, prim->signal_dbm,
+			 s->p.hysteresis_db);
+		return;
+	}
+	if (s->prepared < 0)
+		return;
+	target = find(samples, n, s->prepared);
+	if (s->prepared == current_primary) {
+		snprintf(d->reason, sizeof(d->reason), "prepare ends: the target is the primary");
+	} else if (target == NULL || !has_signal(target)) {
+		snprintf(d->reason, sizeof(d->reason), "prepare ends: target not active");
+	} else if (!usable_prim) {
+		return; /* nothing to compare with: keep going as prepared */
+	} else if (!(target->signal_dbm > prim->signal_dbm)) {
+		snprintf(d->reason, sizeof(d->reason), "prepare ends: target %.1f<=%.1f",
+			 target->signal_dbm, prim->signal_dbm);
+	} else if (prim->signal_dbm >= s->p.prepare_dbm + s->p.hysteresis_db) {
+		snprintf(d->reason, sizeof(d->reason), "prepare ends: signal %.1f>=%g+%g",
+			 prim->signal_dbm, s->p.prepare_dbm, s->p.hysteresis_db);
+	} else {
+		return;
+	}
+	d->action = POLICY_CANCEL;
+	d->to = s->prepared;
+	s->prepared = -1;
+}
+
 static int rule(const struct policy_state *s, const struct policy_sample *samples, size_t n,
 		const struct policy_sample *prim, char *why, size_t wl)
 {
@@ -373,6 +495,7 @@ static int rule(const struct policy_state *s, const struct policy_sample *sample
 	case POLICY_DELAY_CENTRIC: return delay_centric(s, samples, n, prim, why, wl);
 	case POLICY_PREDICTIVE: return predictive(s, samples, n, prim, why, wl);
 	case POLICY_RTT_RATIO: return rtt_ratio(s, samples, n, prim, why, wl);
+	case POLICY_SIGNAL: return signal_rule(s, samples, n, prim, why, wl);
 	default: return -1;
 	}
 }
@@ -436,6 +559,7 @@ void policy_step(struct policy_state *s, int64_t now_ns, const struct policy_sam
 		if (to >= 0 && to != current_primary) {
 			d->action = POLICY_SWITCH;
 			d->to = to;
+			s->prepared = -1; /* the switch moves every message */
 		} else {
 			d->action = POLICY_CANCEL;
 			d->to = s->guard_candidate;
@@ -447,6 +571,8 @@ void policy_step(struct policy_state *s, int64_t now_ns, const struct policy_sam
 	to = rule(s, samples, n, prim, d->reason, sizeof(d->reason));
 	if (to < 0 || to == current_primary) {
 		d->reason[0] = '\0';
+		if (s->p.kind == POLICY_SIGNAL)
+			signal_prepare(s, samples, n, prim, current_primary, d);
 		return;
 	}
 	if (s->p.guard_hi_ms > 0) {
@@ -468,4 +594,5 @@ void policy_step(struct policy_state *s, int64_t now_ns, const struct policy_sam
 	}
 	d->action = POLICY_SWITCH;
 	d->to = to;
+	s->prepared = -1;
 }

@@ -19,6 +19,15 @@
  *   rtt-ratio      seed 002: switch when RTT_p > alpha * RTT_a, with the
  *                  conservative (larger) alpha when |RTT_p - RTT_a| < beta
  *                  and the aggressive (smaller) one above it.
+ *   signal         seed 000's handover scheme: an emulated signal-strength
+ *                  trace (sigtrace.h) gives each path a value in dBm; the
+ *                  primary is left for the strongest active path when its
+ *                  signal is below `switch` and the other's is above it by
+ *                  more than a hysteresis.  With `prepare` (above switch),
+ *                  once the primary falls below it and a candidate
+ *                  qualifies, new messages go to the candidate while the
+ *                  primary stays (POLICY_PREPARE), so the target's
+ *                  congestion window is open when the switch comes.
  * Every non-static policy takes an optional guard time (seed 003): when
  * the rule first points at another path nothing switches yet; the
  * candidate is heartbeated faster until the guard ends, and then the rule
@@ -40,6 +49,7 @@ enum policy_kind {
 	POLICY_DELAY_CENTRIC,
 	POLICY_PREDICTIVE,
 	POLICY_RTT_RATIO,
+	POLICY_SIGNAL,
 };
 
 struct policy_params {
@@ -56,6 +66,11 @@ struct policy_params {
 	double alpha_conservative; /* alpha_c=X >= 1, default 9 */
 	double alpha_aggressive;   /* alpha_a=X >= 1, default 3 */
 	double beta_ms;            /* beta=MS, default 1000 */
+	/* signal */
+	double switch_dbm;        /* switch=DBM, default -80 */
+	double hysteresis_db;     /* hysteresis=DB, default 5 */
+	double prepare_dbm;       /* prepare=DBM (> switch); only with have_prepare */
+	bool have_prepare;
 	/* every non-static policy */
 	int64_t guard_lo_ms;      /* guard=MS or guard=LO-HI; 0-0 = no guard */
 	int64_t guard_hi_ms;
@@ -73,13 +88,17 @@ struct policy_sample {
 	double srtt_ms;  /* 0: not measured yet */
 	double rto_ms;
 	bool active;     /* SCTP_ACTIVE (PF, INACTIVE, UNCONFIRMED are not) */
+	bool has_signal; /* signal policy: the trace gives this path a value now */
+	double signal_dbm;
 };
 
 enum policy_action {
 	POLICY_STAY,    /* nothing to do (not recorded) */
 	POLICY_SWITCH,  /* make `to` the primary */
 	POLICY_GUARD,   /* a handover to `to` is pending until the guard ends */
-	POLICY_CANCEL,  /* the guard ended and the rule no longer holds */
+	POLICY_CANCEL,  /* the guard ended and the rule no longer holds, or
+			 * (signal) the prepared sending to `to` ends */
+	POLICY_PREPARE, /* signal: send new messages to `to`, primary unchanged */
 };
 
 struct policy_decision {
@@ -107,6 +126,7 @@ struct policy_state {
 	int guard_candidate;
 	int64_t guard_end_ns;
 	uint64_t rng;
+	int prepared; /* signal: the slot new messages go to, or -1 */
 };
 
 /* Parses NAME[:k=v,...] into *p.  Returns 0, or -1 with a message in err. */
@@ -118,5 +138,8 @@ void policy_init(struct policy_state *s, const struct policy_params *p);
 void policy_step(struct policy_state *s, int64_t now_ns, const struct policy_sample *samples,
 		 size_t n, int current_primary, struct policy_decision *d);
 const char *policy_action_name(enum policy_action a);
+/* signal: the slot a PREPARE sent new messages to, until a SWITCH or a
+ * CANCEL; -1 when messages go to the primary as usual. */
+int policy_prepared(const struct policy_state *s);
 
 #endif

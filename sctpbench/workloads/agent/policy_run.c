@@ -21,6 +21,24 @@ void policy_runner_init(struct policy_runner *pr, const struct policy_params *p)
 	pr->hb_slot = -1;
 }
 
+void policy_runner_use_trace(struct policy_runner *pr, const struct sigtrace *trace)
+{
+	pr->trace = trace;
+}
+
+void policy_runner_start(struct policy_runner *pr, int64_t t0)
+{
+	pr->t0 = t0;
+	pr->started = true;
+}
+
+const struct sockaddr_storage *policy_runner_send_to(const struct policy_runner *pr)
+{
+	int slot = policy_prepared(&pr->st);
+
+	return slot >= 0 && slot < pr->n_slots ? &pr->slot_addr[slot] : NULL;
+}
+
 /* The slot of addr, taking a new one on first sight; -1 when all are used. */
 static int slot_of(struct policy_runner *pr, const struct sockaddr_storage *addr)
 {
@@ -141,11 +159,15 @@ void policy_runner_round(struct policy_runner *pr, int fd, sctp_assoc_t assoc,
 		samples[ns].srtt_ms = paths[i].srtt_raw * per_jiffy_ms;
 		samples[ns].rto_ms = paths[i].rto_ms;
 		samples[ns].active = paths[i].state == SCTP_ACTIVE;
+		samples[ns].has_signal = false;
 		ns++;
 	}
 	if (have_primary)
 		before = find_slot(pr, primary);
 	t = now_ns();
+	for (size_t k = 0; k < ns && pr->trace != NULL && pr->started; k++)
+		samples[k].has_signal = sigtrace_at(pr->trace, &paths[src[k]].addr, t - pr->t0,
+						    &samples[k].signal_dbm);
 	policy_step(&pr->st, t, samples, ns, before, &d);
 	if (d.action == POLICY_STAY)
 		return;
@@ -182,6 +204,10 @@ void policy_runner_round(struct policy_runner *pr, int fd, sctp_assoc_t assoc,
 			append(line, sizeof(line), ",%.1f,%.1f", pp->ema_short, pp->ema_long);
 		else
 			append(line, sizeof(line), ",-,-");
+		if (pr->st.p.kind == POLICY_SIGNAL && samples[i].has_signal)
+			append(line, sizeof(line), ",%.1f", samples[i].signal_dbm);
+		else if (pr->st.p.kind == POLICY_SIGNAL)
+			append(line, sizeof(line), ",-");
 	}
 	records_policy(r, t, line);
 }

@@ -1,8 +1,9 @@
 /* The socket side of a path-selection policy (policy.h): fed one sampling
  * round at a time by the sampler, it keeps each peer address on a stable
  * slot, asks the policy, applies its decision (SCTP_PRIMARY_ADDR; the
- * guard's heartbeat interval through SCTP_PEER_ADDR_PARAMS) and writes a
- * `policy` record for every decision other than "stay" (RECORDS.md).
+ * guard's heartbeat interval through SCTP_PEER_ADDR_PARAMS; the signal
+ * policy's prepared target, which the client's sends then name) and writes
+ * a `policy` record for every decision other than "stay" (RECORDS.md).
  */
 #ifndef SCTPBENCH_POLICY_RUN_H
 #define SCTPBENCH_POLICY_RUN_H
@@ -10,6 +11,7 @@
 #include "policy.h"
 #include "records.h"
 #include "sctpapi.h"
+#include "sigtrace.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,9 +31,20 @@ struct policy_runner {
 	int hb_slot; /* -1: none replaced */
 	uint32_t hb_saved_ms;
 	bool hb_saved_disabled;
+	/* signal: the trace, and the start time T its offsets count from;
+	 * before `start` no path has a signal value, so nothing is decided. */
+	const struct sigtrace *trace;
+	int64_t t0;
+	bool started;
 };
 
 void policy_runner_init(struct policy_runner *pr, const struct policy_params *p);
+/* trace: the signal policy's (NULL for the others); kept, not copied. */
+void policy_runner_use_trace(struct policy_runner *pr, const struct sigtrace *trace);
+void policy_runner_start(struct policy_runner *pr, int64_t t0);
+/* Where new messages go: the signal policy's prepared target, or NULL for
+ * the primary (no address on the send). */
+const struct sockaddr_storage *policy_runner_send_to(const struct policy_runner *pr);
 void policy_runner_round(struct policy_runner *pr, int fd, sctp_assoc_t assoc,
 			 struct records *r, const struct policy_path_info *paths, size_t n,
 			 const struct sockaddr_storage *primary, bool have_primary);

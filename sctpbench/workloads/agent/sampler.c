@@ -15,12 +15,25 @@ void sampler_init(struct sampler *s, int64_t interval_ms)
 	s->policy_on = false;
 }
 
-void sampler_use_policy(struct sampler *s, const struct policy_params *p)
+void sampler_use_policy(struct sampler *s, const struct policy_params *p,
+			const struct sigtrace *trace)
 {
 	if (p->kind == POLICY_STATIC)
 		return;
 	policy_runner_init(&s->policy, p);
+	policy_runner_use_trace(&s->policy, trace);
 	s->policy_on = true;
+}
+
+void sampler_policy_start(struct sampler *s, int64_t t0)
+{
+	if (s->policy_on)
+		policy_runner_start(&s->policy, t0);
+}
+
+const struct sockaddr_storage *sampler_send_to(const struct sampler *s)
+{
+	return s->policy_on ? policy_runner_send_to(&s->policy) : NULL;
 }
 
 void sampler_start(struct sampler *s, int64_t now)

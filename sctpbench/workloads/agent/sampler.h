@@ -23,8 +23,14 @@ struct sampler {
 
 void sampler_init(struct sampler *s, int64_t interval_ms);
 /* Runs the path-selection policy on every scheduled round (not on
- * sampler_round()'s extra ones).  A static policy changes nothing. */
-void sampler_use_policy(struct sampler *s, const struct policy_params *p);
+ * sampler_round()'s extra ones).  A static policy changes nothing.
+ * trace: the signal policy's signal-strength trace, else NULL. */
+void sampler_use_policy(struct sampler *s, const struct policy_params *p,
+			const struct sigtrace *trace);
+/* The start time T, which the signal trace's offsets count from. */
+void sampler_policy_start(struct sampler *s, int64_t t0);
+/* Where the policy wants new messages sent: NULL for the primary. */
+const struct sockaddr_storage *sampler_send_to(const struct sampler *s);
 /* First round at `now`, then every interval. */
 void sampler_start(struct sampler *s, int64_t now);
 void sampler_stop(struct sampler *s);
