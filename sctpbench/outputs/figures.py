@@ -225,7 +225,8 @@ def cum_tsn(run: RunData) -> Figure:
     ax.set_xlabel("SACK arrival at the client from t0 (s)")
     ax.set_ylabel("cumulative TSN ack (chunks)")
     ax.grid(True, alpha=0.3)
-    return Figure("cum-tsn", "Cumulative TSN acknowledged over time (SACKs in the client's captures, counted from the initial TSN)", fig)
+    return Figure("cum-tsn", ("Cumulative TSN acknowledged over time (SACKs in the client's captures, counted from the initial TSN; "
+                   "the highest so far: a stale SACK from a slower path is left out, as the sender ignores it)"), fig)
 
 
 def run_figures(run: RunData) -> list[Figure]:

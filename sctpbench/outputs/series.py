@@ -164,12 +164,18 @@ def delivered_bytes(messages: Iterable[Row], path: str | None = None) -> Points:
 
 def cum_tsn(rows: Iterable[Row]) -> dict[str, Points]:
     """Cumulative TSN acknowledged (chunks) against arrival time at the client (s), per
-    association (cum_tsn.parquet); each curve keeps arrival order across its paths."""
+    association (cum_tsn.parquet): the highest so far, which is what the sender holds. A
+    SACK that crossed a slower path and arrived after a newer one (the table keeps it) is
+    stale, and the sender ignores it."""
     groups: dict[str, list[tuple[float, float]]] = {}
     for r in rows:
         if r.get("t_rel_ns") is not None and r.get("cum_tsn_ack") is not None:
             groups.setdefault(r.get("association") or "", []).append((r["t_rel_ns"] / 1e9, float(r["cum_tsn_ack"])))
-    return {a: Points(np.array([x for x, _ in sorted(v)]), np.array([y for _, y in sorted(v)])) for a, v in groups.items()}
+    out = {}
+    for association, points in groups.items():
+        points.sort(key=lambda p: p[0])  # arrival order; equal times keep the table's order
+        out[association] = Points(np.array([x for x, _ in points]), np.maximum.accumulate(np.array([y for _, y in points])))
+    return out
 
 
 def handover_switches(summary: Row) -> list[Row]:
