@@ -311,9 +311,10 @@ def _cum_tsn(run_dir: Path, plan: Plan, backend: dict[str, Any]) -> dict[str, An
         return {"associations": {}, "error": "no t0 in backend.json: the run did not get that far"}
     table: list[dict[str, Any]] = []
     errors = []
+    read_files: dict[Path, list[captures.Packet]] = {}
     for assoc in plan.associations:
         try:
-            table += cumtsn.read(run_dir, assoc, int(t0_realtime))
+            table += cumtsn.read(run_dir, assoc, int(t0_realtime), read_files)
         except (captures.CaptureError, ValueError) as e:  # the run's other results stand without it
             errors.append(str(e))
     _write_table(run_dir / "cum_tsn.parquet", table, cumtsn.CUM_TSN_SCHEMA)
