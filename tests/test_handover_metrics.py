@@ -117,6 +117,13 @@ def test_pingpong_moves_after_the_first_step_are_decisions_of_the_association_wi
     moves = handover.decisions(records.Records(), events, PATH_OF, PATHS)
     assert moves == [Decision(2501 * MS, "secondary", "pingpong", "primary"), Decision(4001 * MS, "primary", "pingpong", "secondary")]
     assert handover.decisions(records.Records(), events, PATH_OF, ["primary", "third"]) == []
+    # A second terminal between other paths starts (its first step) and moves on its own.
+    other = [_event("degrade", 1500, "third", "forward delay 10ms (pingpong to third)"),
+             _event("degrade", 1500, "secondary", "forward delay 80ms (pingpong to third)"),
+             _event("degrade", 3000, "secondary", "forward delay 10ms (pingpong to secondary)"),
+             _event("degrade", 3000, "third", "forward delay 80ms (pingpong to secondary)")]
+    assert [(m.t_ns, m.to, m.away) for m in handover.pingpong_moves(events + other)] == [
+        (2501 * MS, "secondary", "primary"), (3000 * MS, "secondary", "third"), (4001 * MS, "primary", "secondary")]
     # A move changes no primary (no path switch) but has a delay: 2.501 s → the first message
     # over secondary, generated at 3 s, arrives at 3.01 s
     switches = handover.switches("primary", moves, _messages(switch_at_ms=3000))

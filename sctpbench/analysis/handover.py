@@ -36,7 +36,6 @@ PINGPONG = "pingpong"
 POLICY = "policy"
 PRIMARY_CAUSES = ("primary", "set_primary", "handover")
 _PINGPONG_ORIGIN = re.compile(r"\(pingpong to ([^)]+)\)$")
-HANDOVER_KEYS = ("handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms", "path_switches")
 
 
 @dataclass(frozen=True)
@@ -103,19 +102,23 @@ def _cause(primary_steps: list[dict[str, Any]], t_ns: int) -> str:
 
 
 def pingpong_moves(events: list[dict[str, Any]]) -> list[Decision]:
-    """Each ping-pong move after its first step, at the moment its last change was applied."""
-    steps: dict[int, dict[str, Any]] = {}
+    """Each ping-pong move after the first step of its pair of paths, at the moment its last
+    change was applied."""
+    steps: dict[tuple[int, str], dict[str, Any]] = {}
     for e in events:
         found = _PINGPONG_ORIGIN.search(e.get("detail") or "") if e["kind"] == "degrade" else None
         if found:
-            step = steps.setdefault(e["at_ns"], {"to": found.group(1), "paths": set(), "applied_ns": e["applied_ns"]})
+            step = steps.setdefault((e["at_ns"], found.group(1)), {"paths": set(), "applied_ns": e["applied_ns"]})
             step["paths"].add(e["target"])
             step["applied_ns"] = max(step["applied_ns"], e["applied_ns"])
-    ordered = [steps[at] for at in sorted(steps)]
+    seen: set[frozenset[str]] = set()
     moves = []
-    for step in ordered[1:]:
-        away = sorted(step["paths"] - {step["to"]})
-        moves.append(Decision(step["applied_ns"], step["to"], PINGPONG, away[0] if away else None))
+    for (_, to), step in sorted(steps.items()):
+        pair = frozenset(step["paths"])
+        if pair in seen:
+            away = sorted(pair - {to})
+            moves.append(Decision(step["applied_ns"], to, PINGPONG, away[0] if away else None))
+        seen.add(pair)
     return moves
 
 
