@@ -115,14 +115,15 @@ def test_pingpong_moves_after_the_first_step_are_decisions_of_the_association_wi
         events += [_event("degrade", at, near, f"forward delay 10ms (pingpong to {near})", lag_ms=0.5),
                    _event("degrade", at, far, f"forward delay 80ms (pingpong to {near})", lag_ms=1.0)]
     moves = handover.decisions(records.Records(), events, PATH_OF, PATHS)
-    assert moves == [Decision(2501 * MS, "secondary", "pingpong", "primary"), Decision(4001 * MS, "primary", "pingpong", "secondary")]
+    assert moves == [Decision(2501 * MS, "secondary", "pingpong", "primary", changes_primary=False),
+                     Decision(4001 * MS, "primary", "pingpong", "secondary", changes_primary=False)]
     assert handover.decisions(records.Records(), events, PATH_OF, ["primary", "third"]) == []
     # A second terminal between other paths starts (its first step) and moves on its own.
     other = [_event("degrade", 1500, "third", "forward delay 10ms (pingpong to third)"),
              _event("degrade", 1500, "secondary", "forward delay 80ms (pingpong to third)"),
              _event("degrade", 3000, "secondary", "forward delay 10ms (pingpong to secondary)"),
              _event("degrade", 3000, "third", "forward delay 80ms (pingpong to secondary)")]
-    assert [(m.t_ns, m.to, m.away) for m in handover.pingpong_moves(events + other)] == [
+    assert [(m.t_ns, m.to, m.away) for _, m in handover.pingpong_moves(events + other)] == [
         (2501 * MS, "secondary", "primary"), (3000 * MS, "secondary", "third"), (4001 * MS, "primary", "secondary")]
     # A move changes no primary (no path switch) but has a delay: 2.501 s → the first message
     # over secondary, generated at 3 s, arrives at 3.01 s
@@ -130,6 +131,24 @@ def test_pingpong_moves_after_the_first_step_are_decisions_of_the_association_wi
     assert handover.primary_changes("primary", moves) == []
     assert [(s.from_path, s.to, s.delay_ns) for s in switches] == [("primary", "secondary", 509 * MS),
                                                                    ("secondary", "primary", None)]
+
+
+def test_a_pingpong_that_switches_primaries_is_one_switch_per_move_with_the_pingpong_cause() -> None:
+    # switch_primary: each step also has a `primary` step to the path moved onto; the client's
+    # PRIMARY_SET records are the decisions, the first step's (to the primary it has) no switch.
+    events = []
+    for at, near, far in ((1000, "primary", "secondary"), (2500, "secondary", "primary"), (4000, "primary", "secondary")):
+        origin = f"pingpong to {near}"
+        events += [_event("degrade", at, near, f"forward delay 10ms ({origin})"), _event("degrade", at, far, f"forward delay 80ms ({origin})"),
+                   _event("primary", at, near, origin)]
+    client = records.Records(events=[(t * MS, "primary", addr) for t, addr in
+                                     ((1000, "198.18.0.2"), (2500, "198.18.1.2"), (4000, "198.18.0.2"))])
+    decided = handover.decisions(client, events, PATH_OF, PATHS)
+    assert [(d.t_ns, d.to, d.cause, d.changes_primary) for d in decided] == [
+        (1000 * MS, "primary", "pingpong", True), (2500 * MS, "secondary", "pingpong", True), (4000 * MS, "primary", "pingpong", True)]
+    switches = handover.switches("primary", decided, _messages(switch_at_ms=2500))
+    assert [(s.from_path, s.to, s.cause) for s in switches] == [("primary", "secondary", "pingpong"), ("secondary", "primary", "pingpong")]
+    assert len(handover.primary_changes("primary", decided)) == 2
 
 
 def test_time_on_each_path_adds_up_to_the_duration() -> None:

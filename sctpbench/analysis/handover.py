@@ -7,9 +7,10 @@ A *decision* is what starts a handover, at the moment it took effect:
   of a timeline `primary` step, named after the event kind the step came from;
 - `policy`: a path-selection policy's `switch` record;
 - `pingpong`: a move of a ping-pong terminal (both paths' conditions swapped) towards the
-  path that became good. The first step of a ping-pong is where the terminal starts, not a
-  move. A move changes no primary: it is there so that a policy's (or the stack's)
-  reaction shows as the move's delay.
+  path that became good. With `switch_primary` the move's own `primary` step makes that path
+  the primary (the PRIMARY_SET record is the decision, as above). Without it the move
+  changes no primary, and the first step of a ping-pong is where the terminal starts, not a
+  move: a move is there so that a policy's (or the stack's) reaction shows as its delay.
 A primary step or policy switch to the path that already is the primary changes nothing and
 is no switch. The primary at the start is the association's first path (its INIT's).
 """
@@ -35,6 +36,7 @@ WINDOW_AFTER_NS = 2_000_000_000
 PINGPONG = "pingpong"
 POLICY = "policy"
 PRIMARY_CAUSES = ("primary", "set_primary", "handover")
+_PINGPONG_STEP = "pingpong to "  # a ping-pong step's origin, in its timeline detail
 _PINGPONG_ORIGIN = re.compile(r"\(pingpong to ([^)]+)\)$")
 
 
@@ -43,11 +45,8 @@ class Decision:
     t_ns: int
     to: str  # the path handed over to
     cause: str  # primary, set_primary, handover, policy or pingpong
-    away: str | None = None  # pingpong: the path the terminal moved away from
-
-    @property
-    def changes_primary(self) -> bool:
-        return self.cause != PINGPONG
+    away: str | None = None  # a ping-pong move that sets no primary: the path the terminal moved away from
+    changes_primary: bool = True  # False: a ping-pong move that only changed the paths' conditions
 
 
 @dataclass(frozen=True)
@@ -89,7 +88,9 @@ def decisions(client: records.Records, events: list[dict[str, Any]], path_of: di
     out = [Decision(t, path_of[addr], _cause(primary_steps, t)) for t, name, addr in client.events
            if name == "primary" and addr in path_of]
     out += [Decision(d.t_ns, path_of[d.after], POLICY) for d in client.policy if d.decision == "switch" and d.after in path_of]
-    out += [m for m in pingpong_moves(events) if m.to in paths and m.away in paths]
+    # A move that sets the primary (switch_primary) is already its primary step's decision.
+    switched = {e["at_ns"] for e in primary_steps if (e.get("detail") or "").startswith(_PINGPONG_STEP)}
+    out += [m for at, m in pingpong_moves(events) if at not in switched and m.to in paths and m.away in paths]
     return sorted(out, key=lambda d: d.t_ns)
 
 
@@ -97,13 +98,15 @@ def _cause(primary_steps: list[dict[str, Any]], t_ns: int) -> str:
     """The event kind behind a primary change: the last timeline `primary` step scheduled at or
     before it (its detail names the kind that made it, empty for a plain `primary`)."""
     before = [e for e in primary_steps if e["scheduled_ns"] <= t_ns]
-    detail = before[-1].get("detail", "") if before else ""
+    detail = (before[-1].get("detail") or "") if before else ""
+    if detail.startswith(_PINGPONG_STEP):
+        return PINGPONG
     return detail if detail in PRIMARY_CAUSES else "primary"
 
 
-def pingpong_moves(events: list[dict[str, Any]]) -> list[Decision]:
+def pingpong_moves(events: list[dict[str, Any]]) -> list[tuple[int, Decision]]:
     """Each ping-pong move after the first step of its pair of paths, at the moment its last
-    change was applied."""
+    change of the paths' conditions was applied, with the time it was planned for (at_ns)."""
     steps: dict[tuple[int, str], dict[str, Any]] = {}
     for e in events:
         found = _PINGPONG_ORIGIN.search(e.get("detail") or "") if e["kind"] == "degrade" else None
@@ -113,11 +116,11 @@ def pingpong_moves(events: list[dict[str, Any]]) -> list[Decision]:
             step["applied_ns"] = max(step["applied_ns"], e["applied_ns"])
     seen: set[frozenset[str]] = set()
     moves = []
-    for (_, to), step in sorted(steps.items()):
+    for (at, to), step in sorted(steps.items()):
         pair = frozenset(step["paths"])
         if pair in seen:
             away = sorted(pair - {to})
-            moves.append(Decision(step["applied_ns"], to, PINGPONG, away[0] if away else None))
+            moves.append((at, Decision(step["applied_ns"], to, PINGPONG, away[0] if away else None, changes_primary=False)))
         seen.add(pair)
     return moves
 
