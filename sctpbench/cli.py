@@ -542,6 +542,19 @@ def association_line(name: str, a: dict[str, Any]) -> str:
             f" MMTT {_fmt(m.get('mmtt_ms'), ' ms')}{failure}")
 
 
+def handover_line(m: dict[str, Any], h: dict[str, Any]) -> str | None:
+    """Every association's handovers in one line (each switch is in summary.json), or None without any."""
+    switches = h.get("switches") or []
+    if not switches:
+        return None
+    before, after = (h.get("window_s") or [-1.0, 2.0])[:2]
+    delivered = sum(1 for s in switches if s.get("delay_ms") is not None)
+    return (f"handover  {len(switches)} switch(es), primary changed {_fmt(m.get('path_switches'))} time(s); delay mean "
+            f"{_fmt(m.get('handover_delay_ms'))} max {_fmt(m.get('handover_delay_max_ms'), ' ms')} ({delivered} of "
+            f"{len(switches)} delivered on the new path); messages from {before:g} s to +{after:g} s: MTT mean "
+            f"{_fmt(m.get('handover_mtt_mean_ms'), ' ms')} MMTT {_fmt(m.get('handover_mmtt_ms'), ' ms')}")
+
+
 def video_line(name: str, v: dict[str, Any]) -> str:
     """Frames of a video association: delivered, late past the deadline, frame MTT."""
     return (f"video     {name}: {_fmt(v['delivered'])} of {_fmt(v['frames'])} frames delivered, {_fmt(v['late'])} late "
@@ -579,6 +592,9 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
             for line in failure_lines(m, model):
                 print(line, file=out)
             print(f"            failover {_fmt(m.get('failover_time_ms'), ' ms')}", file=out)
+        handovers = handover_line(m, run.get("handover") or {})
+        if handovers:
+            print(f"  {handovers}", file=out)
         associations = run.get("associations") or {}
         if len(associations) > 1:  # the lines above are across associations; one line each
             for name, a in associations.items():

@@ -21,6 +21,8 @@ METRIC_KEYS = [
     "mtt_mean_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "detection_time_ms", "failover_time_ms",
     "messages_sent", "messages_delivered", "messages_affected", "pf_detection_time_ms", "unreachable_time_ms",
     "utilisation", "frames_late",
+    # handovers (analysis/handover.py)
+    "handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms", "path_switches",
 ]
 DETECTION_STATES = ("ADDR_UNREACHABLE", "ADDR_POTENTIALLY_FAILED")
 
@@ -175,7 +177,8 @@ COUNT_KEYS = ("messages_sent", "messages_delivered", "messages_affected", "frame
 
 
 def across_associations(per_association: dict[str, dict[str, float | int | None]],
-                        messages: list[Message], utilisation: float | None = None) -> dict[str, float | int | None]:
+                        messages: list[Message], utilisation: float | None = None,
+                        handover: dict[str, float | int | None] | None = None) -> dict[str, float | int | None]:
     """The run's metrics across its associations (each association's own are kept beside them).
 
     - MTT mean, p50, p99 and MMTT: of every association's messages pooled (a message counts
@@ -187,7 +190,9 @@ def across_associations(per_association: dict[str, dict[str, float | int | None]
       or failed over (None when a failure hit none of them); pre_failure_p99_ms likewise
       the largest;
     - frames late (video associations): the sum; utilisation: the given one, the busiest
-      path's (analysis/load.py), since associations sharing a path add up.
+      path's (analysis/load.py), since associations sharing a path add up;
+    - handover delay, MTT and MMTT around handovers and path switches: the given ones, from
+      every association's switches pooled (analysis/handover.py: handover_metrics).
     With one association every figure is that association's, but utilisation its path's.
     """
     out: dict[str, float | int | None] = dict(mtt_stats(messages))
@@ -199,6 +204,7 @@ def across_associations(per_association: dict[str, dict[str, float | int | None]
         out[key] = None if all(v is None for v in values) else sum(int(v) for v in values if v is not None)
     out["pre_failure_p99_ms"] = _largest(r.get("pre_failure_p99_ms") for r in runs)
     out["utilisation"] = utilisation
+    out |= handover or {}
     return {k: out[k] for k in runs[0]} if runs else out
 
 

@@ -16,11 +16,17 @@ A run folder after collection holds, besides what the backend wrote:
   frames.parquet        video associations: one row per frame (analysis/frames.py): its
                         messages, when due, when its last piece arrived, frame MTT, late
   tcp_throughput.parquet  competing TCP flows' iperf3 intervals (analysis/traffic.py), when there are any
+  cum_tsn.parquet       with captures: per SACK reaching a client, its cumulative TSN ack counted
+                        from the initial TSN (analysis/cumtsn.py): association, t_rel_ns, cum_tsn_ack, path
   summary.json          metrics of the run across its associations (metrics.across_associations
                         says how each is summarised), each association's own metrics, failure
                         and detection model under `associations`, event lags, the timing
                         self-check (analysis/selfcheck.py), status: ok, disturbed or failed;
-                        video frame figures per association, offered load per path (load)
+                        video frame figures per association, offered load per path (load);
+                        each association's handovers (analysis/handover.py: its switches, seconds
+                        each path was primary, share of deliveries per path) under `handover`, and
+                        every association's switches in the run's `handover`; with captures,
+                        `cum_tsn` (SACKs seen, last cumulative TSN ack per association)
 """
 
 from __future__ import annotations
@@ -35,9 +41,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import frames, load, metrics, selfcheck
+from sctpbench.analysis import cumtsn, frames, handover, load, metrics, selfcheck
 from sctpbench.analysis import traffic as flows
-from sctpbench.collectors import records
+from sctpbench.collectors import captures, records
 from sctpbench.plan import schedule
 from sctpbench.plan.data import Association, Link, Plan
 
@@ -235,7 +241,14 @@ def collect(run_dir: Path) -> dict[str, Any]:
         per[d.plan.name] |= {"offered_wire_bps": o.bps if o else None} | ({"video": figures} if figures else {})
         per[d.plan.name]["metrics"] |= {"utilisation": load.share(plan.links, o), "frames_late": figures["late"] if figures else None}
     busiest = max((r["utilisation"] for r in loads if r["utilisation"] is not None), default=None)
-    run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages], busiest)
+    handovers = {d.plan.name: _handover(d, events, path_of, t0) for d in data}
+    for name, h in handovers.items():
+        per[name]["handover"] = h.summary
+        per[name]["metrics"] |= h.metrics
+    pooled = handover.handover_metrics([s for h in handovers.values() for s in h.switches],
+                                       sum(h.changes for h in handovers.values()))
+    run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages], busiest,
+                                      pooled)
     model = _summary_model(per, run)
     summary = {
         "run_id": plan.run_id,
@@ -253,12 +266,59 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "paths_used": sorted({m.path for d in data for m in d.messages if m.path}),
         "associations": per,
         "load": loads,
+        "handover": {"window_s": [-handover.WINDOW_BEFORE_NS / 1e9, handover.WINDOW_AFTER_NS / 1e9],
+                     "switches": [{"association": n} | s for n, h in handovers.items() for s in h.summary["switches"]]},
     }
+    if any(p.role == "capture" for p in plan.processes):
+        summary["cum_tsn"] = _cum_tsn(run_dir, plan, backend)
     if plan.traffic:
         summary["traffic"] = traffic
         _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+@dataclass(frozen=True)
+class HandoverResult:
+    switches: list[handover.Switch]
+    changes: int  # times the primary changed
+    summary: dict[str, Any]  # the association's `handover` in summary.json
+    metrics: dict[str, float | int | None]
+
+
+def _handover(d: AssociationData, events: list[dict[str, Any]], path_of: dict[str, str], t0: int | None) -> HandoverResult:
+    """An association's handovers: its client's primary changes, its policy's switches and
+    ping-pong moves of its paths, against its messages; time on each path over its workload."""
+    initial = d.plan.paths[0].path if d.plan.paths else ""
+    decided = handover.decisions(d.client, events, path_of, d.plan.path_names)
+    switches = handover.switches(initial, decided, d.messages)
+    changes = handover.primary_changes(initial, decided)
+    start = next((int(args) for _, name, args in d.client.events if name == "start" and args.isdigit()),
+                 None if t0 is None else t0 + int(d.plan.workload["start_ns"]))
+    seconds = {} if start is None else handover.time_on_paths(initial, changes, start, start + int(d.plan.workload["duration_ns"]))
+    summary = {
+        "switches": [s.to_dict(t0) for s in switches],
+        "primary_seconds": seconds,
+        "delivered_share": handover.delivered_share(d.messages),
+    }
+    return HandoverResult(switches, len(changes), summary, handover.handover_metrics(switches, len(changes)))
+
+
+def _cum_tsn(run_dir: Path, plan: Plan, backend: dict[str, Any]) -> dict[str, Any]:
+    """cum_tsn.parquet from the clients' captures; what it holds per association, or why it is missing."""
+    t0_realtime = backend.get("t0_realtime_ns")
+    if t0_realtime is None:
+        return {"associations": {}, "error": "no t0 in backend.json: the run did not get that far"}
+    table: list[dict[str, Any]] = []
+    errors = []
+    read_files: dict[Path, list[captures.Packet]] = {}
+    for assoc in plan.associations:
+        try:
+            table += cumtsn.read(run_dir, assoc, int(t0_realtime), read_files)
+        except (captures.CaptureError, ValueError) as e:  # the run's other results stand without it
+            errors.append(str(e))
+    _write_table(run_dir / "cum_tsn.parquet", table, cumtsn.CUM_TSN_SCHEMA)
+    return {"associations": cumtsn.summary(table), "error": "; ".join(errors) or None}
 
 
 def _frames(run_dir: Path, data: list[AssociationData], t0: int | None) -> dict[str, dict[str, Any]]:

@@ -26,7 +26,8 @@ from sctpbench.model.errors import SpecError
 
 DEFAULT_METRICS = ["failover_time_ms", "detection_time_ms", "mtt_p50_ms", "mmtt_ms"]
 # Which way is worse: times and affected messages up, deliveries down; sent is the workload.
-WORSE = {k: (+1 if k.endswith("_ms") or k == "messages_affected" else -1) for k in metrics.METRIC_KEYS}
+# More primary switches is worse: a policy that flaps between paths.
+WORSE = {k: (+1 if k.endswith("_ms") or k in ("messages_affected", "path_switches") else -1) for k in metrics.METRIC_KEYS}
 WORSE["messages_sent"] = 0
 Test = Literal["welch", "mannwhitney"]
 Verdict = Literal["regressed", "improved", "unchanged", "insufficient"]

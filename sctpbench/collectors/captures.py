@@ -22,6 +22,7 @@ from typing import Any
 
 TSHARK_TIMEOUT_S = 120
 CHUNK_DATA = 0
+CHUNK_INIT = 1
 CHUNK_SACK = 3
 CHUNK_NAMES = {
     0: "DATA", 1: "INIT", 2: "INIT_ACK", 3: "SACK", 4: "HEARTBEAT", 5: "HEARTBEAT_ACK", 6: "ABORT",
@@ -44,6 +45,7 @@ class Chunk:
     seq: int | None = None  # the agent's message sequence number (first fragment, payload captured)
     t_gen_ns: int | None = None  # the agent's generation time, CLOCK_MONOTONIC
     cum_tsn: int | None = None  # SACK only: the cumulative TSN acknowledged
+    initial_tsn: int | None = None  # INIT only: the TSN its sender's first DATA chunk gets
 
     @property
     def name(self) -> str:
@@ -64,6 +66,9 @@ class Packet:
     checksum: int
     chunks: tuple[Chunk, ...]
     key: bytes  # what identifies the packet on both sides of the emulator; see match_key
+    sport: int = 0  # SCTP ports: which association of two hosts the packet belongs to
+    dport: int = 0
+    time_ns: int = 0  # `time` in integer ns, exact: a float of seconds since the epoch keeps only ~0.2 µs
 
     @property
     def chunk_types(self) -> list[str]:
@@ -96,7 +101,7 @@ def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
     offset = 12
     while offset + 4 <= len(sctp):
         ctype, flags, length = struct.unpack_from("!BBH", sctp, offset)
-        tsn = seq = t_gen = cum = None
+        tsn = seq = t_gen = cum = initial = None
         if ctype == CHUNK_DATA and offset + 8 <= len(sctp):
             (tsn,) = struct.unpack_from("!I", sctp, offset + 4)
             payload = offset + 16
@@ -104,7 +109,10 @@ def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
                 seq, t_gen = struct.unpack_from("!QQ", sctp, payload)
         elif ctype == CHUNK_SACK and offset + 8 <= len(sctp):
             (cum,) = struct.unpack_from("!I", sctp, offset + 4)
-        chunks.append(Chunk(ctype, flags, tsn, seq, t_gen, cum))
+        elif ctype == CHUNK_INIT and offset + 20 <= len(sctp):
+            # initiate tag, a_rwnd, outbound and inbound streams, then the initial TSN
+            (initial,) = struct.unpack_from("!I", sctp, offset + 16)
+        chunks.append(Chunk(ctype, flags, tsn, seq, t_gen, cum, initial))
         if length < 4:  # malformed: stop rather than loop
             break
         offset += (length + 3) & ~3
@@ -151,21 +159,33 @@ def _packet(layers: dict[str, Any]) -> Packet | None:
         return None
     frame = layers["frame"]
     length = int(_first(frame["frame.len"]))
-    vtag, checksum = struct.unpack_from("!II", sctp, 4)
+    epoch = str(_first(frame["frame.time_epoch"]))
+    sport, dport, vtag, checksum = struct.unpack_from("!HHII", sctp, 0)
     return Packet(
-        index=0, time=float(_first(frame["frame.time_epoch"])), src=src, dst=dst,
+        index=0, time=float(epoch), time_ns=epoch_ns(epoch), src=src, dst=dst,
         length=length, ip_id=ip_id, vtag=vtag, checksum=checksum, chunks=decode_chunks(sctp),
-        key=match_key(length, ip_id, sctp),
+        key=match_key(length, ip_id, sctp), sport=sport, dport=dport,
     )
 
 
-def read(path: Path) -> list[Packet]:
-    """Every SCTP packet (IPv4 or IPv6) of a pcap file, in capture order."""
-    argv = ["tshark", "-r", str(path), "-n", "-Y", "(ip || ipv6) && sctp", "-T", "json", "-x", "-j", "frame ip ipv6"]
+def epoch_ns(text: str) -> int:
+    """tshark's `frame.time_epoch` ("1700000000.123456789") as integer ns."""
+    seconds, _, fraction = text.partition(".")
+    return int(seconds) * 1_000_000_000 + int((fraction + "000000000")[:9])
+
+
+def read(path: Path, where: str | None = None) -> list[Packet]:
+    """Every SCTP packet (IPv4 or IPv6) of a pcap file, in capture order; with `where` (a
+    tshark display filter) only those it matches, which spares decoding the rest (index:
+    the position among those)."""
+    shown = "(ip || ipv6) && sctp" + (f" && ({where})" if where else "")
+    argv = ["tshark", "-r", str(path), "-n", "-Y", shown, "-T", "json", "-x", "-j", "frame ip ipv6"]
     try:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=TSHARK_TIMEOUT_S)
     except FileNotFoundError:
         raise CaptureError("tshark is not installed (Debian: apt-get install tshark)") from None
+    except subprocess.TimeoutExpired:
+        raise CaptureError(f"{path}: tshark did not finish within {TSHARK_TIMEOUT_S} s") from None
     if r.returncode != 0:
         lines = [line for line in r.stderr.splitlines() if line.strip() and "Running as user" not in line]
         raise CaptureError(f"{path}: tshark failed: {lines[-1] if lines else f'exit status {r.returncode}'}")

@@ -267,5 +267,6 @@ def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
         "paths_used": summary.get("paths_used", []),
         "peers_seen": summary.get("peers_seen", []),
         "associations": summary.get("associations", {}),  # each association's own metrics, failure and model
+        "handover": summary.get("handover", {}),  # every association's handovers: decision, paths, delay
         **({"traffic": summary["traffic"]} if summary.get("traffic") else {}),  # competing flows, when the run had any
     }

@@ -210,11 +210,32 @@ def mtt_per_association(run: RunData) -> Figure:
     return Figure("mtt-associations", "Message transfer time over time per association", fig)
 
 
+def cum_tsn(run: RunData) -> Figure:
+    """Seed 004's handover figure: the cumulative TSN acknowledged as SACKs reach the client."""
+    fig, (ax,) = _new(3.4)
+    curves = series.cum_tsn(run.cum_tsn)
+    for i, (name, pts) in enumerate(curves.items()):
+        pts = series.thin(pts)
+        ax.step(pts.x, pts.y, where="post", color=PATH_COLOURS[i % len(PATH_COLOURS)], label=name or "association")
+    if len(curves) > 1:
+        ax.legend(loc="upper left", fontsize=8)
+    if not curves:
+        _empty(ax, "SACKs")
+    _mark_events(ax, [m for m in series.markers(run.path_events) if m.source == "timeline"], labelled=True)
+    ax.set_xlabel("SACK arrival at the client from t0 (s)")
+    ax.set_ylabel("cumulative TSN ack (chunks)")
+    ax.grid(True, alpha=0.3)
+    return Figure("cum-tsn", ("Cumulative TSN acknowledged over time (SACKs in the client's captures, counted from the initial TSN; "
+                   "the highest so far: a stale SACK from a slower path is left out, as the sender ignores it)"), fig)
+
+
 def run_figures(run: RunData) -> list[Figure]:
-    """The run's figures; with several associations one more: MTT per association."""
+    """The run's figures; with several associations one more: MTT per association; with
+    captures the cumulative TSN acknowledged."""
     several = len(series.associations(run.messages)) > 1
     return ([mtt_over_time(run)] + ([mtt_per_association(run)] if several else [])
-            + [mtt_cdf(run), delivered_bytes(run), path_states(run), path_samples(run)])
+            + [mtt_cdf(run), delivered_bytes(run), path_states(run), path_samples(run)]
+            + ([cum_tsn(run)] if run.cum_tsn else []))
 
 
 def session_mtt_cdf(session: SessionData) -> Figure:

@@ -30,6 +30,7 @@ class RunData:
     messages: list[Row]
     path_events: list[Row]
     path_samples: list[Row]
+    cum_tsn: list[Row] = field(default_factory=list)  # cum_tsn.parquet: only runs with captures have one
 
     @property
     def name(self) -> str:
@@ -135,7 +136,7 @@ def load_run(path: Path) -> RunData:
         directory=path, summary=_json(path / "summary.json"), params=_json(path / "params.json"),
         versions=_json(path / "versions.json"), host=_json(path / "host.json"), plan=_plan(path / "plan.json"),
         messages=_table(path / "messages.parquet"), path_events=_table(path / "path_events.parquet"),
-        path_samples=_table(path / "path_samples.parquet"),
+        path_samples=_table(path / "path_samples.parquet"), cum_tsn=_table(path / "cum_tsn.parquet"),
     )
 
 

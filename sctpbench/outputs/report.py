@@ -20,7 +20,7 @@ import matplotlib
 
 from sctpbench.analysis.metrics import METRIC_KEYS
 from sctpbench.model import sctp_params
-from sctpbench.outputs import figures, folders, traffic
+from sctpbench.outputs import figures, folders, series, traffic
 from sctpbench.outputs.figures import Figure
 
 PNG_DPI = 200
@@ -201,6 +201,30 @@ def video_table(summary: dict[str, Any]) -> str:
                      "frame MTT p50 (ms)", "p99 (ms)", "max (ms)"], rows, 2))
 
 
+def handover_table(summary: dict[str, Any]) -> str:
+    """Each handover of the run: when, from which path to which, why, how long until the new
+    path delivered, and the MTT of the messages around it; then time and deliveries per path."""
+    switches = series.handover_switches(summary)
+    if not switches:
+        return ""
+    m = summary.get("metrics") or {}
+    before, after = ((summary.get("handover") or {}).get("window_s") or [-1.0, 2.0])[:2]
+    rows = [[s.get("association"), fmt(s.get("t_rel_s"), 3), s.get("from") or "–", s.get("to"), s.get("cause"),
+             fmt(s.get("delay_ms")), fmt(s.get("mtt_mean_ms")), fmt(s.get("mmtt_ms")),
+             f"{fmt(s.get('messages'))} ({fmt(s.get('undelivered'))} not delivered)"] for s in switches]
+    per_path = [[name, path, fmt(seconds, 3), fmt(100 * ((a.get("handover") or {}).get("delivered_share") or {}).get(path, 0.0), 1)]
+                for name, a in (summary.get("associations") or {}).items()
+                for path, seconds in ((a.get("handover") or {}).get("primary_seconds") or {}).items()]
+    return (f"<p>Primary changed {fmt(m.get('path_switches'))} time(s); handover delay mean {fmt(m.get('handover_delay_ms'))} ms, "
+            f"max {fmt(m.get('handover_delay_max_ms'))} ms; messages generated from {before:g} s to +{after:g} s around "
+            f"a decision: MTT mean {fmt(m.get('handover_mtt_mean_ms'))} ms, MMTT {fmt(m.get('handover_mmtt_ms'))} ms.</p>"
+            "<p class=muted>A handover starts at its decision (a timeline primary step, a policy's switch, or a ping-pong "
+            "move) and its delay ends at the first message delivered over the new path.</p>"
+            + table(["association", "decision (s from t0)", "from", "to", "cause", "delay (ms)", "MTT mean (ms)", "MMTT (ms)",
+                     "messages in the window"], rows, 1)
+            + table(["association", "path", "primary for (s)", "deliveries over it (%)"], per_path, 2))
+
+
 def load_table(summary: dict[str, Any]) -> str:
     """Offered load per path and direction, from the senders' records, over the path's rate."""
     rows = [[r["path"], r["direction"], ", ".join(r["sources"]), fmt(r["offered_bps"] / 1e6, 3),
@@ -278,6 +302,8 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
         parts.append(f"<p class=warn>disturbed: {esc(reason['detail'])}</p>")
     parts.append(f"<{heading}>Metrics</{heading}>" + metrics_table(s))
     parts.append(f"<{heading}>Associations</{heading}>" + associations_table(s))
+    if handover_table(s):
+        parts.append(f"<{heading}>Handovers</{heading}>" + handover_table(s))
     if video_table(s):
         parts.append(f"<{heading}>Video frames</{heading}>" + video_table(s))
     if load_table(s):

@@ -162,6 +162,28 @@ def delivered_bytes(messages: Iterable[Row], path: str | None = None) -> Points:
     return Points(x, y)
 
 
+def cum_tsn(rows: Iterable[Row]) -> dict[str, Points]:
+    """Cumulative TSN acknowledged (chunks) against arrival time at the client (s), per
+    association (cum_tsn.parquet): the highest so far, which is what the sender holds. A
+    SACK that crossed a slower path and arrived after a newer one (the table keeps it) is
+    stale, and the sender ignores it."""
+    groups: dict[str, list[tuple[float, float]]] = {}
+    for r in rows:
+        if r.get("t_rel_ns") is not None and r.get("cum_tsn_ack") is not None:
+            groups.setdefault(r.get("association") or "", []).append((r["t_rel_ns"] / 1e9, float(r["cum_tsn_ack"])))
+    out = {}
+    for association, points in groups.items():
+        points.sort(key=lambda p: p[0])  # arrival order; equal times keep the table's order
+        out[association] = Points(np.array([x for x, _ in points]), np.maximum.accumulate(np.array([y for _, y in points])))
+    return out
+
+
+def handover_switches(summary: Row) -> list[Row]:
+    """The run's handovers as summary.json lists them (analysis/handover.py), in time order."""
+    switches = (summary.get("handover") or {}).get("switches") or []
+    return sorted(switches, key=lambda s: (s.get("t_rel_s") is None, s.get("t_rel_s") or 0.0))
+
+
 def thin(points: Points, limit: int = 2000) -> Points:
     """At most `limit` points of a monotone curve, keeping the last; SVG size stays bounded."""
     if points.x.size <= limit:

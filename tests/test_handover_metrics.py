@@ -1,0 +1,167 @@
+"""Handover metrics on hand-made records and messages (no kernel): the decisions behind each
+switch, handover delay, MTT around it, path switches, time on each path, delivery shares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sctpbench.analysis import handover
+from sctpbench.analysis.handover import Decision
+from sctpbench.analysis.metrics import Message
+from sctpbench.collectors import records
+
+MS = 1_000_000
+S = 1_000 * MS
+PATH_OF = {"198.18.0.2": "primary", "198.18.1.2": "secondary", "198.18.2.2": "third"}
+PATHS = ["primary", "secondary", "third"]
+
+
+def _messages(switch_at_ms: int | None = 3000, total: int = 300, one_way_ms: int = 10, to: str = "secondary") -> list[Message]:
+    """A message every 20 ms over "primary", over `to` once generated at or after the switch."""
+    out = []
+    for seq in range(total):
+        t = seq * 20 * MS
+        path = to if switch_at_ms is not None and t >= switch_at_ms * MS else "primary"
+        out.append(Message(seq, t, t + one_way_ms * MS, path))
+    return out
+
+
+def _event(kind: str, at_ms: int, target: str, detail: str = "", lag_ms: float = 0.0) -> dict[str, Any]:
+    at = at_ms * MS
+    return {"kind": kind, "target": target, "detail": detail, "at_ns": at, "scheduled_ns": at,
+            "applied_ns": at + int(lag_ms * MS), "lag_ns": int(lag_ms * MS)}
+
+
+def test_a_set_primary_switch_is_delayed_until_the_first_delivery_over_the_new_path() -> None:
+    # Switch applied 1 ms after 3 s: the next message leaves at 3020 ms and arrives at 3030 ms.
+    messages = _messages(switch_at_ms=3001)
+    client = records.Records(events=[(3001 * MS, "primary", "198.18.1.2")])
+    decided = handover.decisions(client, [_event("primary", 3000, "secondary", "set_primary")], PATH_OF, PATHS)
+    assert decided == [Decision(3001 * MS, "secondary", "set_primary")]
+    (switch,) = handover.switches("primary", decided, messages)
+    assert (switch.from_path, switch.to, switch.cause) == ("primary", "secondary", "set_primary")
+    assert switch.delay_ns == 29 * MS
+    summary = switch.to_dict(0)
+    assert summary["t_rel_s"] == pytest.approx(3.001) and summary["delay_ms"] == pytest.approx(29.0)
+    # The window [2.001 s, 5.001 s) holds messages 101 … 250: 150 of them, all at 10 ms.
+    assert summary["messages"] == 150 and summary["undelivered"] == 0
+    assert summary["mtt_mean_ms"] == pytest.approx(10.0) and summary["mmtt_ms"] == pytest.approx(10.0)
+
+
+def test_the_cause_comes_from_the_timeline_step_behind_the_primary_record() -> None:
+    client = records.Records(events=[(1000 * MS, "primary", "198.18.1.2"), (4000 * MS, "primary", "198.18.0.2")])
+    events = [_event("primary", 1000, "secondary", "handover"), _event("primary", 4000, "primary")]
+    assert [d.cause for d in handover.decisions(client, events, PATH_OF, PATHS)] == ["handover", "primary"]
+
+
+def test_no_switch_gives_no_delay_and_zero_path_switches() -> None:
+    metrics = handover.handover_metrics(handover.switches("primary", [], _messages(None)), 0)
+    assert metrics == {"handover_delay_ms": None, "handover_delay_max_ms": None, "handover_mtt_mean_ms": None,
+                       "handover_mmtt_ms": None, "path_switches": 0}
+
+
+def test_a_switch_after_which_nothing_arrives_over_the_new_path_has_no_delay() -> None:
+    # Everything keeps arriving over the primary (the new path is broken): delay None, the
+    # window's messages still count for MTT.
+    decided = [Decision(3000 * MS, "secondary", "primary")]
+    (switch,) = handover.switches("primary", decided, _messages(None))
+    assert switch.delay_ns is None
+    m = handover.handover_metrics([switch], 1)
+    assert m["handover_delay_ms"] is None and m["handover_delay_max_ms"] is None and m["path_switches"] == 1
+    assert m["handover_mtt_mean_ms"] == pytest.approx(10.0)
+
+
+def test_two_switches_give_mean_and_max_delay_and_mtt_pooled_once() -> None:
+    # To secondary at 3 s (a message generated right then arrives 10 ms later), back at 3.5 s,
+    # where the message of that moment is slow (515 ms) and the next, at 3.52 s, arrives at
+    # 3.53 s: delays 10 and 30 ms. The windows overlap; each message counts once.
+    messages = [Message(m.seq, m.t_gen_ns, m.t_rx_ns, "secondary" if 3000 * MS <= m.t_gen_ns < 3500 * MS else "primary")
+                for m in _messages(None)]
+    messages[175] = Message(175, 3500 * MS, 4015 * MS, "primary")
+    decided = [Decision(3000 * MS, "secondary", "policy"), Decision(3500 * MS, "primary", "policy")]
+    switches = handover.switches("primary", decided, messages)
+    assert [(s.from_path, s.to, s.delay_ns) for s in switches] == [("primary", "secondary", 10 * MS),
+                                                                   ("secondary", "primary", 30 * MS)]
+    m = handover.handover_metrics(switches, 2)
+    assert m["handover_delay_ms"] == pytest.approx(20.0) and m["handover_delay_max_ms"] == pytest.approx(30.0)
+    assert m["path_switches"] == 2
+    # Windows [2 s, 5 s) and [2.5 s, 5.5 s): messages 100 … 274, once each.
+    window = [x for x in messages if 2000 * MS <= x.t_gen_ns < 5500 * MS]
+    assert len(window) == 175
+    assert m["handover_mmtt_ms"] == pytest.approx(515.0)
+    assert m["handover_mtt_mean_ms"] == pytest.approx(sum(x.mtt_ns or 0 for x in window) / len(window) / 1e6)
+
+
+def test_a_primary_set_to_the_current_primary_is_no_switch_nor_is_the_initial_primary() -> None:
+    decided = [Decision(500 * MS, "primary", "primary"), Decision(3000 * MS, "secondary", "set_primary"),
+               Decision(4000 * MS, "secondary", "policy")]
+    assert handover.primary_changes("primary", decided) == [(3000 * MS, "secondary")]
+    assert [s.to for s in handover.switches("primary", decided, _messages())] == ["secondary"]
+
+
+def test_policy_switches_are_decisions_and_other_policy_records_are_not() -> None:
+    def policy(t_ms: int, decision: str, after: str) -> records.PolicyDecision:
+        return records.PolicyDecision(t_ms * MS, decision, "198.18.0.2", after, after, "lower srtt", ())
+    client = records.Records(policy=[policy(1000, "guard", "198.18.0.2"), policy(2000, "switch", "198.18.1.2"),
+                                     policy(2500, "switch-failed", "198.18.0.2")])
+    assert handover.decisions(client, [], PATH_OF, PATHS) == [Decision(2000 * MS, "secondary", "policy")]
+
+
+def test_pingpong_moves_after_the_first_step_are_decisions_of_the_association_with_both_paths() -> None:
+    events = []
+    for at, near, far in ((1000, "primary", "secondary"), (2500, "secondary", "primary"), (4000, "primary", "secondary")):
+        events += [_event("degrade", at, near, f"forward delay 10ms (pingpong to {near})", lag_ms=0.5),
+                   _event("degrade", at, far, f"forward delay 80ms (pingpong to {near})", lag_ms=1.0)]
+    moves = handover.decisions(records.Records(), events, PATH_OF, PATHS)
+    assert moves == [Decision(2501 * MS, "secondary", "pingpong", "primary", changes_primary=False),
+                     Decision(4001 * MS, "primary", "pingpong", "secondary", changes_primary=False)]
+    assert handover.decisions(records.Records(), events, PATH_OF, ["primary", "third"]) == []
+    # A second terminal between other paths starts (its first step) and moves on its own.
+    other = [_event("degrade", 1500, "third", "forward delay 10ms (pingpong to third)"),
+             _event("degrade", 1500, "secondary", "forward delay 80ms (pingpong to third)"),
+             _event("degrade", 3000, "secondary", "forward delay 10ms (pingpong to secondary)"),
+             _event("degrade", 3000, "third", "forward delay 80ms (pingpong to secondary)")]
+    assert [(m.t_ns, m.to, m.away) for _, m in handover.pingpong_moves(events + other)] == [
+        (2501 * MS, "secondary", "primary"), (3000 * MS, "secondary", "third"), (4001 * MS, "primary", "secondary")]
+    # A move changes no primary (no path switch) but has a delay: 2.501 s → the first message
+    # over secondary, generated at 3 s, arrives at 3.01 s
+    switches = handover.switches("primary", moves, _messages(switch_at_ms=3000))
+    assert handover.primary_changes("primary", moves) == []
+    assert [(s.from_path, s.to, s.delay_ns) for s in switches] == [("primary", "secondary", 509 * MS),
+                                                                   ("secondary", "primary", None)]
+
+
+def test_a_pingpong_that_switches_primaries_is_one_switch_per_move_with_the_pingpong_cause() -> None:
+    # switch_primary: each step also has a `primary` step to the path moved onto; the client's
+    # PRIMARY_SET records are the decisions, the first step's (to the primary it has) no switch.
+    events = []
+    for at, near, far in ((1000, "primary", "secondary"), (2500, "secondary", "primary"), (4000, "primary", "secondary")):
+        origin = f"pingpong to {near}"
+        events += [_event("degrade", at, near, f"forward delay 10ms ({origin})"), _event("degrade", at, far, f"forward delay 80ms ({origin})"),
+                   _event("primary", at, near, origin)]
+    client = records.Records(events=[(t * MS, "primary", addr) for t, addr in
+                                     ((1000, "198.18.0.2"), (2500, "198.18.1.2"), (4000, "198.18.0.2"))])
+    decided = handover.decisions(client, events, PATH_OF, PATHS)
+    assert [(d.t_ns, d.to, d.cause, d.changes_primary) for d in decided] == [
+        (1000 * MS, "primary", "pingpong", True), (2500 * MS, "secondary", "pingpong", True), (4000 * MS, "primary", "pingpong", True)]
+    switches = handover.switches("primary", decided, _messages(switch_at_ms=2500))
+    assert [(s.from_path, s.to, s.cause) for s in switches] == [("primary", "secondary", "pingpong"), ("secondary", "primary", "pingpong")]
+    assert len(handover.primary_changes("primary", decided)) == 2
+
+
+def test_time_on_each_path_adds_up_to_the_duration() -> None:
+    changes = [(500 * MS, "primary"), (3000 * MS, "secondary"), (4500 * MS, "primary"), (9000 * MS, "secondary")]
+    seconds = handover.time_on_paths("primary", changes, 1000 * MS, 7000 * MS)
+    assert seconds == pytest.approx({"primary": 2.0 + 2.5, "secondary": 1.5})
+    assert sum(seconds.values()) == pytest.approx(6.0)
+    assert handover.time_on_paths("primary", [], 0, 6 * S) == {"primary": 6.0}
+    # A change before the workload starts sets the path it starts on.
+    assert handover.time_on_paths("primary", [(0, "secondary")], 1 * S, 3 * S) == pytest.approx({"primary": 0.0, "secondary": 2.0})
+
+
+def test_delivered_share_per_path() -> None:
+    messages = _messages(switch_at_ms=3000) + [Message(999, 0, None, None)]
+    assert handover.delivered_share(messages) == pytest.approx({"primary": 0.5, "secondary": 0.5})
+    assert handover.delivered_share([]) == {}
