@@ -33,6 +33,7 @@ def _run_folder(tmp_path: Path, client_lines: list[str]) -> Path:
     (run / "plan.json").write_text(plan.to_json())
     (run / "backend.json").write_text(json.dumps({"ok": True, "t0_ns": T0, "t0_realtime_ns": T0}))
     (run / "events.jsonl").write_text(json.dumps({"kind": "primary", "target": "secondary", "detail": "", "at_ns": 9 * S,
+                                                  "scheduled_ns": T0 + 9 * S - 20_000, "issued_ns": T0 + 9 * S - 20_000,
                                                   "applied_ns": T0 + 9 * S, "lag_ns": 20_000}) + "\n")
     main = plan.associations[0]
     (run / main.client_records).write_text("".join(client_lines))
