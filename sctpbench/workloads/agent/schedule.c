@@ -1,15 +1,12 @@
 #include "schedule.h"
 
+#include "linefile.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FIELDS 5
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
 
 /* A token of only decimal digits, at most `max`; no sign, no blanks. */
 static bool parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
@@ -44,12 +41,12 @@ int schedule_parse_line(const char *line, struct schedule_msg *out, const char *
 	while (*p != '\0' && *p != '#') {
 		const char *start;
 
-		if (is_blank(*p)) {
+		if (linefile_blank(*p)) {
 			p++;
 			continue;
 		}
 		start = p;
-		while (*p != '\0' && *p != '#' && !is_blank(*p))
+		while (*p != '\0' && *p != '#' && !linefile_blank(*p))
 			p++;
 		if (n == FIELDS) {
 			*why = "more than 5 fields (OFFSET_NS SIZE STREAM FLAGS LIFETIME_MS)";
@@ -97,15 +94,6 @@ int schedule_parse_line(const char *line, struct schedule_msg *out, const char *
 	return 1;
 }
 
-static int failed(char *err, size_t errlen, const char *name, size_t line, const char *why)
-{
-	if (line > 0)
-		snprintf(err, errlen, "%s:%zu: %s", name, line, why);
-	else
-		snprintf(err, errlen, "%s: %s", name, why);
-	return -1;
-}
-
 static int append(struct schedule *s, const struct schedule_msg *m)
 {
 	if (s->n == s->cap) {
@@ -124,57 +112,36 @@ static int append(struct schedule *s, const struct schedule_msg *m)
 	return 0;
 }
 
-enum line_result { LINE_OK, LINE_EOF, LINE_TOO_LONG, LINE_NUL };
-
-/* The next line into buf without its newline (a last line may lack one).
- * Character by character, so a NUL byte is seen rather than silently
- * ending the line early, and an endless line costs no memory. */
-static enum line_result next_line(FILE *f, char *buf, size_t size)
-{
-	size_t len = 0;
-	int ch;
-
-	while ((ch = getc_unlocked(f)) != EOF && ch != '\n') {
-		if (ch == '\0')
-			return LINE_NUL;
-		if (len + 1 == size)
-			return LINE_TOO_LONG;
-		buf[len++] = (char)ch;
-	}
-	buf[len] = '\0';
-	return ch == EOF && len == 0 ? LINE_EOF : LINE_OK;
-}
-
 static int read_lines(struct schedule *s, FILE *f, const char *name, char *err, size_t errlen)
 {
 	char buf[SCHEDULE_LINE_MAX + 1];
 	size_t line = 0;
 	enum line_result lr;
 
-	while ((lr = next_line(f, buf, sizeof(buf))) != LINE_EOF) {
+	while ((lr = linefile_next(f, buf, sizeof(buf))) != LINE_EOF) {
 		struct schedule_msg m;
 		const char *why;
 		int rc;
 
 		line++;
 		if (line > SCHEDULE_LINES_MAX)
-			return failed(err, errlen, name, 0, "more than 10000000 lines");
+			return linefile_fail(err, errlen, name, 0, "more than 10000000 lines");
 		if (lr == LINE_TOO_LONG)
-			return failed(err, errlen, name, line, "line longer than 1024 characters");
+			return linefile_fail(err, errlen, name, line, "line longer than 1024 characters");
 		if (lr == LINE_NUL)
-			return failed(err, errlen, name, line, "NUL byte in line");
+			return linefile_fail(err, errlen, name, line, "NUL byte in line");
 		rc = schedule_parse_line(buf, &m, &why);
 		if (rc < 0)
-			return failed(err, errlen, name, line, why);
+			return linefile_fail(err, errlen, name, line, why);
 		if (rc == 0)
 			continue;
 		if (s->n > 0 && m.offset_ns < s->m[s->n - 1].offset_ns)
-			return failed(err, errlen, name, line,
-				      "OFFSET_NS below the previous message's (offsets must not decrease)");
+			return linefile_fail(err, errlen, name, line,
+					     "OFFSET_NS below the previous message's (offsets must not decrease)");
 		if (s->n == SCHEDULE_MESSAGES_MAX)
-			return failed(err, errlen, name, line, "more than 2000000 messages");
+			return linefile_fail(err, errlen, name, line, "more than 2000000 messages");
 		if (append(s, &m) != 0)
-			return failed(err, errlen, name, line, "out of memory");
+			return linefile_fail(err, errlen, name, line, "out of memory");
 		if (m.size > s->max_size)
 			s->max_size = m.size;
 		if (s->n == 1 || m.stream > s->max_stream) {
@@ -185,7 +152,7 @@ static int read_lines(struct schedule *s, FILE *f, const char *name, char *err, 
 			s->any_lifetime = true;
 	}
 	if (ferror(f))
-		return failed(err, errlen, name, 0, strerror(errno != 0 ? errno : EIO));
+		return linefile_fail(err, errlen, name, 0, strerror(errno != 0 ? errno : EIO));
 	return 0;
 }
 
@@ -206,7 +173,7 @@ int schedule_load(struct schedule *s, const char *path, char *err, size_t errlen
 
 	memset(s, 0, sizeof(*s));
 	if (f == NULL)
-		return failed(err, errlen, path, 0, strerror(errno));
+		return linefile_fail(err, errlen, path, 0, strerror(errno));
 	rc = schedule_read(s, f, path, err, errlen);
 	fclose(f);
 	return rc;

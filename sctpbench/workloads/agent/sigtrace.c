@@ -1,16 +1,13 @@
 #include "sigtrace.h"
 
+#include "linefile.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FIELDS 3
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
 
 /* [-]DIGITS within +-SIGTRACE_OFFSET_MAX_NS; no '+', no blanks. */
 static bool parse_offset(const char *s, size_t len, int64_t *out)
@@ -66,12 +63,12 @@ static int parse_line(const char *line, int64_t *offset, struct sockaddr_storage
 	while (*p != '\0' && *p != '#') {
 		const char *start;
 
-		if (is_blank(*p)) {
+		if (linefile_blank(*p)) {
 			p++;
 			continue;
 		}
 		start = p;
-		while (*p != '\0' && *p != '#' && !is_blank(*p))
+		while (*p != '\0' && *p != '#' && !linefile_blank(*p))
 			p++;
 		if (n == FIELDS) {
 			*why = "more than 3 fields (OFFSET_NS ADDR DBM)";
@@ -108,15 +105,6 @@ static int parse_line(const char *line, int64_t *offset, struct sockaddr_storage
 	return 1;
 }
 
-static int failed(char *err, size_t errlen, const char *name, size_t line, const char *why)
-{
-	if (line > 0)
-		snprintf(err, errlen, "%s:%zu: %s", name, line, why);
-	else
-		snprintf(err, errlen, "%s: %s", name, why);
-	return -1;
-}
-
 static struct sigtrace_series *series_of(struct sigtrace *t, const struct sockaddr_storage *addr)
 {
 	for (size_t i = 0; i < t->n_series; i++)
@@ -149,34 +137,14 @@ static int append(struct sigtrace_series *s, int64_t offset, double dbm)
 	return 0;
 }
 
-/* The next line into buf without its newline; a NUL byte or an overlong
- * line is reported, not silently cut. */
-static int next_line(FILE *f, char *buf, size_t size, bool *too_long, bool *nul)
-{
-	size_t len = 0;
-	int ch;
-
-	*too_long = *nul = false;
-	while ((ch = getc_unlocked(f)) != EOF && ch != '\n') {
-		if (ch == '\0')
-			*nul = true;
-		else if (len + 1 == size)
-			*too_long = true;
-		else
-			buf[len++] = (char)ch;
-	}
-	buf[len] = '\0';
-	return ch == EOF && len == 0 && !*too_long && !*nul ? 0 : 1;
-}
-
 static int read_lines(struct sigtrace *t, FILE *f, const char *name, char *err, size_t errlen)
 {
 	char buf[SIGTRACE_LINE_MAX + 1];
 	size_t line = 0;
 	int64_t last = INT64_MIN;
-	bool too_long, nul;
+	enum line_result lr;
 
-	while (next_line(f, buf, sizeof(buf), &too_long, &nul)) {
+	while ((lr = linefile_next(f, buf, sizeof(buf))) != LINE_EOF) {
 		struct sockaddr_storage addr;
 		struct sigtrace_series *s;
 		int64_t offset;
@@ -185,30 +153,30 @@ static int read_lines(struct sigtrace *t, FILE *f, const char *name, char *err, 
 		int rc;
 
 		line++;
-		if (too_long)
-			return failed(err, errlen, name, line, "line longer than 1024 characters");
-		if (nul)
-			return failed(err, errlen, name, line, "NUL byte in line");
+		if (lr == LINE_TOO_LONG)
+			return linefile_fail(err, errlen, name, line, "line longer than 1024 characters");
+		if (lr == LINE_NUL)
+			return linefile_fail(err, errlen, name, line, "NUL byte in line");
 		rc = parse_line(buf, &offset, &addr, &dbm, &why);
 		if (rc < 0)
-			return failed(err, errlen, name, line, why);
+			return linefile_fail(err, errlen, name, line, why);
 		if (rc == 0)
 			continue;
 		if (offset < last)
-			return failed(err, errlen, name, line,
-				      "OFFSET_NS below the previous point's (times must not decrease)");
+			return linefile_fail(err, errlen, name, line,
+					     "OFFSET_NS below the previous point's (times must not decrease)");
 		last = offset;
 		if (t->points == SIGTRACE_POINTS_MAX)
-			return failed(err, errlen, name, line, "more than 1000000 points");
+			return linefile_fail(err, errlen, name, line, "more than 1000000 points");
 		s = series_of(t, &addr);
 		if (s == NULL)
-			return failed(err, errlen, name, line, "more than 16 addresses");
+			return linefile_fail(err, errlen, name, line, "more than 16 addresses");
 		if (append(s, offset, dbm) != 0)
-			return failed(err, errlen, name, line, "out of memory");
+			return linefile_fail(err, errlen, name, line, "out of memory");
 		t->points++;
 	}
 	if (ferror(f))
-		return failed(err, errlen, name, 0, strerror(errno != 0 ? errno : EIO));
+		return linefile_fail(err, errlen, name, 0, strerror(errno != 0 ? errno : EIO));
 	return 0;
 }
 
@@ -224,12 +192,12 @@ int sigtrace_read(struct sigtrace *t, FILE *f, const char *name, char *err, size
 
 int sigtrace_load(struct sigtrace *t, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if (f == NULL)
-		return failed(err, errlen, path, 0, strerror(errno));
+		return linefile_fail(err, errlen, path, 0, strerror(errno));
 	rc = sigtrace_read(t, f, path, err, errlen);
 	fclose(f);
 	return rc;
