@@ -91,6 +91,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "captures": {p.stem: _packets(p, backend["t0_realtime_ns"]) for p in (run_dir / "captures").glob("*.pcap")},
         "kernel": json.loads((run_dir / "kernel.json").read_text()),
         "plan": json.loads((run_dir / "plan.json").read_text()),
+        "summary": json.loads((run_dir / "summary.json").read_text()),
     }
 
 
@@ -170,3 +171,18 @@ def test_after_the_delete_nothing_uses_the_primary_path(run: dict[str, Any]) -> 
     for end in ("client", "server"):
         late = [p for p in run["captures"][f"primary-{end}"] if p.t_rel_ns >= 3 * S + 2 * ONE_WAY + 5 * MS]
         assert late == [], late[:3]
+
+
+def test_the_summary_times_each_request_to_its_ack(run: dict[str, Any]) -> None:
+    """summary.json's `asconf`: each request from the agent's record to the ASCONF-ACK the
+    client's capture saw, one round trip later; on the wire (a direct path, shaped on the
+    client's egress) one one-way delay after the request. Capture times are the kernel's
+    CLOCK_REALTIME to the microsecond, records its CLOCK_MONOTONIC: 50 µs between the two."""
+    assert run["summary"]["asconf"]["error"] is None
+    done = run["summary"]["asconf"]["associations"]["main"]
+    assert [x["request"] for x in done] == ["ASCONF_ADD_IP", "ASCONF_SET_PRIMARY", "ASCONF_DELETE_IP"]
+    assert [x["path"] for x in done] == ["primary", "secondary", "secondary"]
+    for x, at in zip(done, (2 * S, 3 * S, 4 * S), strict=True):
+        assert at <= x["request_rel_ns"] <= at + MS, x
+        assert ONE_WAY - 50_000 <= x["wire_rel_ns"] - x["request_rel_ns"] <= ONE_WAY + 5 * MS, x
+        assert (2 * ONE_WAY - 50_000) / MS <= x["completed_ms"] <= (2 * ONE_WAY + 5 * MS) / MS, x

@@ -77,18 +77,19 @@ def rows(association: str, ends: Ends, by_path: dict[str, list[captures.Packet]]
     return sorted(out, key=lambda r: r["t_rel_ns"])
 
 
-def read(run_dir: Path, assoc: Association, t0_realtime_ns: int,
-         read_files: dict[Path, list[captures.Packet]] | None = None) -> list[dict[str, Any]]:
-    """An association's rows from its client's capture of each of its paths. Associations
-    between the same hosts share capture files: pass one `read_files` to read each once."""
+def client_packets(run_dir: Path, assoc: Association, where: str,
+                   read_files: dict[Path, list[captures.Packet]] | None = None) -> dict[str, list[captures.Packet]]:
+    """The packets matching `where` (at least INIT_OR_SACK's) in the client's capture of each
+    of the association's paths. Associations between the same hosts share capture files:
+    pass one `read_files` to read each once."""
     cache = {} if read_files is None else read_files
     by_path = {}
     for path in dict.fromkeys(assoc.path_names):
         file = run_dir / "captures" / f"{path}-{assoc.client}.pcap"
         if file not in cache:
-            cache[file] = captures.read(file, INIT_OR_SACK) if file.exists() else []
+            cache[file] = captures.read(file, where) if file.exists() else []
         by_path[path] = cache[file]
-    return rows(assoc.name, Ends.of(assoc), by_path, t0_realtime_ns)
+    return by_path
 
 
 def summary(table: list[dict[str, Any]]) -> dict[str, Any]:

@@ -26,7 +26,9 @@ A run folder after collection holds, besides what the backend wrote:
                         each association's handovers (analysis/handover.py: its switches, seconds
                         each path was primary, share of deliveries per path) under `handover`, and
                         every association's switches in the run's `handover`; with captures,
-                        `cum_tsn` (SACKs seen, last cumulative TSN ack per association)
+                        `cum_tsn` (SACKs seen, last cumulative TSN ack per association) and
+                        `asconf` (each address reconfiguration a client asked for: the
+                        request, its ASCONF on the wire, the ASCONF-ACK: analysis/asconf.py)
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import cumtsn, frames, handover, load, metrics, selfcheck
+from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, selfcheck
 from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import captures, records
 from sctpbench.plan import schedule
@@ -270,7 +272,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
                      "switches": [{"association": n} | s for n, h in handovers.items() for s in h.summary["switches"]]},
     }
     if any(p.role == "capture" for p in plan.processes):
-        summary["cum_tsn"] = _cum_tsn(run_dir, plan, backend)
+        summary["cum_tsn"], summary["asconf"] = _from_captures(run_dir, data, backend)
     if plan.traffic:
         summary["traffic"] = traffic
         _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
@@ -304,21 +306,32 @@ def _handover(d: AssociationData, events: list[dict[str, Any]], path_of: dict[st
     return HandoverResult(switches, len(changes), summary, handover.handover_metrics(switches, len(changes)))
 
 
-def _cum_tsn(run_dir: Path, plan: Plan, backend: dict[str, Any]) -> dict[str, Any]:
-    """cum_tsn.parquet from the clients' captures; what it holds per association, or why it is missing."""
-    t0_realtime = backend.get("t0_realtime_ns")
-    if t0_realtime is None:
-        return {"associations": {}, "error": "no t0 in backend.json: the run did not get that far"}
+def _from_captures(run_dir: Path, data: list[AssociationData], backend: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """From the clients' captures, read once: cum_tsn.parquet and what it holds per
+    association, and each association's address reconfigurations from request to
+    ASCONF-ACK (analysis/asconf.py); each with why it is missing."""
+    t0_realtime, t0 = backend.get("t0_realtime_ns"), backend.get("t0_ns")
+    if t0_realtime is None or t0 is None:
+        missing = "no t0 in backend.json: the run did not get that far"
+        return {"associations": {}, "error": missing}, {"associations": {}, "error": missing}
     table: list[dict[str, Any]] = []
+    reconfigurations: dict[str, list[dict[str, Any]]] = {}
     errors = []
     read_files: dict[Path, list[captures.Packet]] = {}
-    for assoc in plan.associations:
+    where = f"{cumtsn.INIT_OR_SACK} || {asconf.WIRE_FILTER}"
+    for d in data:
+        assoc, ends = d.plan, cumtsn.Ends.of(d.plan)
+        requests = [(t - int(t0), ASCONF_KINDS[name][0]) for t, name, _ in d.client.events if name in ASCONF_KINDS]
         try:
-            table += cumtsn.read(run_dir, assoc, int(t0_realtime), read_files)
+            by_path = cumtsn.client_packets(run_dir, assoc, where, read_files)
+            if requests:
+                reconfigurations[assoc.name] = asconf.completions(requests, asconf.exchanges(ends, by_path, int(t0_realtime)))
+            table += cumtsn.rows(assoc.name, ends, by_path, int(t0_realtime))
         except (captures.CaptureError, ValueError) as e:  # the run's other results stand without it
             errors.append(str(e))
     _write_table(run_dir / "cum_tsn.parquet", table, cumtsn.CUM_TSN_SCHEMA)
-    return {"associations": cumtsn.summary(table), "error": "; ".join(errors) or None}
+    error = "; ".join(errors) or None
+    return {"associations": cumtsn.summary(table), "error": error}, {"associations": reconfigurations, "error": error}
 
 
 def _frames(run_dir: Path, data: list[AssociationData], t0: int | None) -> dict[str, dict[str, Any]]:

@@ -24,6 +24,8 @@ TSHARK_TIMEOUT_S = 120
 CHUNK_DATA = 0
 CHUNK_INIT = 1
 CHUNK_SACK = 3
+CHUNK_ASCONF_ACK = 128
+CHUNK_ASCONF = 193
 CHUNK_NAMES = {
     0: "DATA", 1: "INIT", 2: "INIT_ACK", 3: "SACK", 4: "HEARTBEAT", 5: "HEARTBEAT_ACK", 6: "ABORT",
     7: "SHUTDOWN", 8: "SHUTDOWN_ACK", 9: "ERROR", 10: "COOKIE_ECHO", 11: "COOKIE_ACK", 12: "ECNE", 13: "CWR",
@@ -46,6 +48,7 @@ class Chunk:
     t_gen_ns: int | None = None  # the agent's generation time, CLOCK_MONOTONIC
     cum_tsn: int | None = None  # SACK only: the cumulative TSN acknowledged
     initial_tsn: int | None = None  # INIT only: the TSN its sender's first DATA chunk gets
+    serial: int | None = None  # ASCONF and ASCONF-ACK: the serial number pairing them (RFC 5061 4.1)
 
     @property
     def name(self) -> str:
@@ -101,7 +104,7 @@ def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
     offset = 12
     while offset + 4 <= len(sctp):
         ctype, flags, length = struct.unpack_from("!BBH", sctp, offset)
-        tsn = seq = t_gen = cum = initial = None
+        tsn = seq = t_gen = cum = initial = serial = None
         if ctype == CHUNK_DATA and offset + 8 <= len(sctp):
             (tsn,) = struct.unpack_from("!I", sctp, offset + 4)
             payload = offset + 16
@@ -112,7 +115,9 @@ def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
         elif ctype == CHUNK_INIT and offset + 20 <= len(sctp):
             # initiate tag, a_rwnd, outbound and inbound streams, then the initial TSN
             (initial,) = struct.unpack_from("!I", sctp, offset + 16)
-        chunks.append(Chunk(ctype, flags, tsn, seq, t_gen, cum, initial))
+        elif ctype in (CHUNK_ASCONF, CHUNK_ASCONF_ACK) and offset + 8 <= len(sctp):
+            (serial,) = struct.unpack_from("!I", sctp, offset + 4)
+        chunks.append(Chunk(ctype, flags, tsn, seq, t_gen, cum, initial, serial))
         if length < 4:  # malformed: stop rather than loop
             break
         offset += (length + 3) & ~3
