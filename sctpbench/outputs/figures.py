@@ -101,7 +101,8 @@ def mtt_over_time(run: RunData) -> Figure:
     ax.set_xlabel("message generation time from t0 (s)")
     ax.set_ylabel("MTT (ms, log scale)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", fontsize=8)
     return Figure("mtt-time", "Message transfer time over time (solid lines: injected events; dashed: client's SCTP notifications)", fig)
 
 
