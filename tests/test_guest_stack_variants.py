@@ -9,8 +9,9 @@ flight is below cwnd, so a flight is ceil(cwnd / 1452) packets.
 
 Carry-over (net.sctp.primary_cwnd_carry): a saturating client on path one (10 ms each way)
 for 2 s, then `primary: two` (50 ms each way, idle until then): with the variant on, two's
-cwnd right after the switch is one's before it and two's first flight is as large; off,
-two starts from its initial window. max_burst 0 in both, so the window alone limits a flight.
+cwnd right after the switch is one's before it and two's first flight at least as large;
+off, two starts from its initial window (stock, or initial_cwnd's on the handover target
+as seed 001 studies it). max_burst 0 in all, so the window alone limits a flight.
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def test_an_unrestricted_window_is_limited_by_the_receiver_alone(windows: dict[s
 def carry(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("carry")
     return {name: _run(tmp, f"carry-{name}", CARRY.format(sctp=sctp))
-            for name, sctp in {"off": "", "on": ", primary_cwnd_carry: true"}.items()}
+            for name, sctp in {"off": "", "on": ", primary_cwnd_carry: true", "window": ", initial_cwnd: 20"}.items()}
 
 
 def _around_switch(run_dir: Path) -> tuple[int, int]:
@@ -171,3 +172,10 @@ def test_the_capture_shows_the_carried_window_as_the_first_flight_on_the_new_pat
     assert off == math.ceil(STOCK_CWND / CHUNK), off
     _, carried = _around_switch(carry["on"])
     assert on >= math.ceil(carried / CHUNK), (on, carried)
+
+
+def test_the_initial_window_is_the_handover_targets_first_flight(carry: dict[str, Path]) -> None:
+    # Seed 001's case: the idle path a handover moves to starts with initial_cwnd MTUs.
+    _, b_cwnd = _around_switch(carry["window"])
+    assert b_cwnd == 20 * MTU, b_cwnd
+    assert _new_path_flight(carry["window"]) == math.ceil(20 * MTU / CHUNK) == 21
