@@ -62,10 +62,9 @@ BY_KEY = {p.key: p for p in PARAMS}
 PF_EXPOSE_ENABLE = 2  # include/net/sctp/constants.h: UNSET 0, DISABLE 1, ENABLE 2
 # addip_enable, auth_enable, addip_noauth_enable: whether ASCONF (RFC 5061) can run, which
 # the plan turns on for address events (plan/dar.py).
-# The stack variants are read back where the kernel has them (netns.py asks for what exists).
+# A stack variant's sysctl is read back where the kernel has it (netns.py: `sysctl -e`).
 READ_BACK_SYSCTLS: tuple[str, ...] = tuple(p.name for p in PARAMS if p.where == "sysctl") + (
     "pf_expose", "addip_enable", "auth_enable", "addip_noauth_enable")
-VARIANT_SYSCTLS: tuple[str, ...] = tuple(p.name for p in PARAMS if p.variant)
 
 
 def sysctl_value(param: Param, value: int | bool | str) -> str:
