@@ -248,6 +248,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     decision = clock.for_backend(experiment, backend, args.file)
     experiment = decision.experiment
+    capabilities.check_stack_variants(experiment, backend, str(args.file))
     progress = lambda s: print(f"{experiment.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
     for note in (decision.note, clock.repetition_note(experiment)):
         if note:

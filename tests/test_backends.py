@@ -6,6 +6,7 @@ import argparse
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,9 @@ class Toy:
 
     def run_plan(self, plan: Plan, run_dir: Path, report: Report) -> None:
         raise BackendError("the toy backend runs nothing")
+
+    def missing_sysctls(self, names: Sequence[str], clock: str) -> tuple[list[str], str]:
+        return list(names), "the toy kernel"
 
     def render(self, plan: Plan, run_dir: str) -> str:
         return "# toy\n"

@@ -29,6 +29,9 @@ GOLDEN_CASES = {
     "competing-tcp": ("competing-tcp.yaml", []),
     "handover": ("handover.yaml", []),
     "signal-handover": ("signal-handover.yaml", []),
+    # The project kernel's stack variants and max_burst: net.sctp.* on both hosts.
+    "stack-variants": ("handover.yaml", ["sctp.initial_cwnd=unrestricted", "sctp.max_burst=0",
+                                         "sctp.primary_cwnd_carry=true"]),
 }
 
 

@@ -10,7 +10,7 @@ run folder is written down once, in `contract.py`.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -52,6 +52,11 @@ class Backend(Protocol):
     def run_plan(self, plan: Plan, run_dir: Path, report: Report) -> None:
         """Realise the plan, run its timeline, tear everything down (also on Ctrl-C);
         raise BackendError with the reason when the run failed. plan.json is already in run_dir."""
+        ...
+
+    def missing_sysctls(self, names: Sequence[str], clock: str) -> tuple[list[str], str]:
+        """Of these net.sctp.* sysctls, those the kernel a run on `clock` would use lacks,
+        and that kernel as a person would name it (stack variants need the project's kernel)."""
         ...
 
     def render(self, plan: Plan, run_dir: str) -> str:

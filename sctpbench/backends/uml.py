@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -256,6 +256,12 @@ class Uml:
 
     def run_plan(self, plan: Plan, run_dir: Path, report: Report) -> None:
         run_plan(plan, run_dir, report)
+
+    def missing_sysctls(self, names: Sequence[str], clock: str) -> tuple[list[str], str]:
+        kernel, _ = uml_kernel.find(need_time_travel=clock != "real")
+        if kernel is None:  # available() says why no run can go ahead
+            return [], ""
+        return uml_kernel.missing_sysctls(kernel, names), f"the {kernel.origin} guest kernel {kernel.release}"
 
     def render(self, plan: Plan, run_dir: str) -> str:
         # The guest runs exactly the netns backend's commands; only how it boots is added.

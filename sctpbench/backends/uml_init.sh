@@ -46,6 +46,9 @@ if ! mount -t hostfs -o "$SB_RUN" none "$SB_RUN"; then
     halt
 fi
 ip link set lo up
+# From the project root this script is in, `-m` imports that tree's sctpbench, the one
+# the host runs, not whichever the interpreter's install points at (another clone's).
+cd "$(dirname "$0")/../.." || echo "SB-ERROR cannot enter the project folder of $0"
 "$SB_PYTHON" -m sctpbench.backends.guest "$SB_RUN" --modprobe-root /run/modroot
 echo "SB-EXIT $?"
 halt

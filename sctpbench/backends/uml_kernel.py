@@ -10,7 +10,9 @@ config fragment or the script is never served by a stale build. Debian's prebuil
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,6 +109,19 @@ def find(need_time_travel: bool) -> tuple[Kernel | None, str]:
         return None, ("the project's guest kernel is not built (scripts/build-kernel); Debian's linux.uml cannot run "
                       "on this CPU (AMX: the host's XSAVE area is larger than it handles)")
     return None, f"neither the project's guest kernel (scripts/build-kernel) nor {DEBIAN_LINUX_UML} with sctp.ko under {DEBIAN_MODULES}"
+
+
+def missing_sysctls(kernel: Kernel, names: Sequence[str]) -> list[str]:
+    """The net.sctp.* names that the kernel's SCTP code does not register: a sysctl's name is a
+    string in the code that registers it (the project's kernel has SCTP built in, Debian's has
+    it in sctp.ko), so its absence there means the kernel lacks the sysctl."""
+    code = kernel.binary if kernel.origin == "project" or kernel.modules is None \
+        else kernel.modules / "kernel" / "net" / "sctp" / "sctp.ko"
+    try:
+        with open(code, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as image:
+            return [n for n in names if image.find(b"\0" + n.encode() + b"\0") < 0]
+    except (OSError, ValueError):  # unreadable, or empty
+        return list(names)
 
 
 def _host_has_amx() -> bool:

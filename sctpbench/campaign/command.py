@@ -78,6 +78,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     progress = lambda s: print(f"{loaded.campaign.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
     runs = _on_backend_clock(runs, backend, str(args.file), progress)
+    for run in runs:  # every configuration, before the first run is built
+        capabilities.check_stack_variants(run.experiment, backend, str(args.file))
     progress(f"backend {backend}, {runs[0].experiment.clock if runs else '-'} clock, results in {folder}")
     outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel, args.max_runs,
                               args.retries)

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
-from sctpbench.model import units
+from sctpbench.model import sctp_params, units
 
 # A quantity's JSON Schema is its written form (`10ms`), not the integer it becomes, or an
 # editor would refuse every valid file; sctpbench/fileschema.py puts the syntax for KIND
@@ -82,6 +82,23 @@ def _shaping_fields(optional: bool) -> dict[str, Any]:
 
 QueueBytes = Annotated[int | Literal["bdp"], BeforeValidator(lambda v: v if v == "bdp" else units.parse_size(v)),
                       WithJsonSchema({"anyOf": [{"const": "bdp"}, {WRITTEN: "size"}]})]
+
+MAX_CWND_MTUS = sctp_params.UNRESTRICTED_MTUS  # net.sctp.initial_cwnd_mtus's range
+CWND_HELP = f"a number of MTUs from 1 to {MAX_CWND_MTUS}, or unrestricted"
+
+
+def _cwnd_mtus(value: object) -> object:
+    """`initial_cwnd`: whole MTUs or the word unrestricted, with one message for anything else."""
+    if value == sctp_params.UNRESTRICTED:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_CWND_MTUS:
+        return value
+    raise ValueError(f"{units.shown(value)} is not an initial window; allowed: {CWND_HELP}")
+
+
+CwndMtus = Annotated[int | Literal["unrestricted"], BeforeValidator(_cwnd_mtus),
+                     WithJsonSchema({"anyOf": [{"const": "unrestricted"},
+                                               {"type": "integer", "minimum": 1, "maximum": MAX_CWND_MTUS}]})]
 
 Shaping = create_model("Shaping", __base__=Model, __doc__="What one direction of a path does to packets.", **_shaping_fields(False))
 DirectionOverride = create_model("DirectionOverride", __base__=Model, __doc__="Shaping values that replace the path's; unset keys keep them.",

@@ -11,7 +11,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 Where = Literal["sysctl", "agent", "buffer"]
-Unit = Literal["ms", "count", "bool", "bytes"]
+Unit = Literal["ms", "count", "bool", "bytes", "mtus"]
+
+# `initial_cwnd: unrestricted`: the most MTUs net.sctp.initial_cwnd_mtus takes, a window
+# far beyond any send buffer, so the receiver's window is what limits the first flight.
+UNRESTRICTED = "unrestricted"
+UNRESTRICTED_MTUS = 65535
 
 
 @dataclass(frozen=True)
@@ -21,6 +26,9 @@ class Param:
     name: str
     unit: Unit
     linux_default: int  # Linux 6.1 (net/sctp/protocol.c, sysctl.c; ms, counts, 0/1, bytes)
+    # A sysctl only the project's kernel has (kernel/patches/): an experiment that sets it
+    # is refused on a kernel without it; its default (0) is stock Linux behaviour.
+    variant: bool = False
 
     @property
     def reported_as(self) -> str:
@@ -38,6 +46,10 @@ PARAMS: tuple[Param, ...] = (
     Param("pf_retrans", "sysctl", "pf_retrans", "count", 0),
     Param("hb_interval", "sysctl", "hb_interval", "ms", 30000),
     Param("sack_delay", "sysctl", "sack_timeout", "ms", 200),
+    Param("max_burst", "sysctl", "max_burst", "count", 4),
+    # 0: RFC 4960's min(4*MTU, max(2*MTU, 4380 B)) for a new path, 4*MTU after idling.
+    Param("initial_cwnd", "sysctl", "initial_cwnd_mtus", "mtus", 0, variant=True),
+    Param("primary_cwnd_carry", "sysctl", "primary_cwnd_carry", "bool", 0, variant=True),
     Param("sack_freq", "agent", "--sack-freq", "count", 2),
     Param("nodelay", "agent", "--nodelay", "bool", 0),
     Param("streams", "agent", "--streams", "count", 10),
@@ -50,14 +62,22 @@ BY_KEY = {p.key: p for p in PARAMS}
 PF_EXPOSE_ENABLE = 2  # include/net/sctp/constants.h: UNSET 0, DISABLE 1, ENABLE 2
 # addip_enable, auth_enable, addip_noauth_enable: whether ASCONF (RFC 5061) can run, which
 # the plan turns on for address events (plan/dar.py).
+# A stack variant's sysctl is read back where the kernel has it (netns.py: `sysctl -e`).
 READ_BACK_SYSCTLS: tuple[str, ...] = tuple(p.name for p in PARAMS if p.where == "sysctl") + (
-    "max_burst", "pf_expose", "addip_enable", "auth_enable", "addip_noauth_enable")
+    "pf_expose", "addip_enable", "auth_enable", "addip_noauth_enable")
 
 
-def sysctl_value(param: Param, value: int | bool) -> str:
+def sysctl_value(param: Param, value: int | bool | str) -> str:
     """The value as the sysctl takes it: timers in whole ms (the spec refuses fractions)."""
     if param.unit == "ms":
         return str(int(value) // 1_000_000)
+    if param.unit == "mtus" and value == UNRESTRICTED:
+        return str(UNRESTRICTED_MTUS)
     if param.unit == "bool":
         return "1" if value else "0"
     return str(value)
+
+
+def variant_sysctls(values: object) -> list[tuple[str, str]]:
+    """(key, net.sctp name) of each stack variant an `sctp:` mapping sets."""
+    return [(p.key, p.name) for p in PARAMS if p.variant and getattr(values, p.key, None) is not None]

@@ -30,6 +30,7 @@ from sctpbench.model.fields import (  # the file's value types, also as spec.Dur
     NAME_PATTERN,
     U32_MAX,
     WRITTEN,  # noqa: F401 (fileschema.py reads spec.WRITTEN)
+    CwndMtus,
     DirectionOverride,
     Duration,
     MessageRate,
@@ -138,6 +139,14 @@ class SctpParams(_Model):
     sack_freq: Annotated[int, Field(ge=1, le=INT_MAX)] | None = None
     nodelay: bool | None = None
     streams: Annotated[int, Field(ge=1, le=65535)] | None = None
+    max_burst: Annotated[int, Field(ge=0, le=INT_MAX)] | None = Field(
+        default=None, description="Max.Burst: new DATA packets per transmission beyond the flight (0: no limit; Linux: 4)")
+    initial_cwnd: CwndMtus | None = Field(
+        default=None, description="stack variant (the project's kernel): a new or idle path's cwnd in MTUs, or "
+        "unrestricted; unset: Linux's min(4*MTU, max(2*MTU, 4380 B))")
+    primary_cwnd_carry: bool | None = Field(
+        default=None, description="stack variant (the project's kernel): at a primary change the new primary takes the "
+        "old one's cwnd and ssthresh where larger")
     rcvbuf: Annotated[Size, Field(ge=4096)] | None = Field(
         default=None, description="receive buffer (net.sctp.sctp_rmem default); the advertised window is about half")
     sndbuf: Annotated[Size, Field(ge=4096)] | None = Field(default=None, description="send buffer (net.sctp.sctp_wmem default)")

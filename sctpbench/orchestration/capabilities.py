@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from sctpbench.backends import registry
 from sctpbench.backends.base import Check
+from sctpbench.model import sctp_params
+from sctpbench.model.errors import SpecError
 
 AGENT_DEFAULT = Path(__file__).resolve().parent.parent / "workloads" / "agent" / "build" / "sctpbench-agent"
 AUTO = "auto"
@@ -59,3 +62,21 @@ def runnable(requested: str) -> tuple[str | None, str]:
         return None, why
     built = agent()
     return (backend, "") if built.ok else (None, built.detail)
+
+
+def check_stack_variants(experiment: Any, backend: str, source: str) -> None:
+    """SpecError (one line) when the experiment sets a stack variant (sctp_params: variant)
+    that the kernel the backend would run lacks: refused before anything is built."""
+    asked: dict[str, tuple[str, str]] = {}  # sysctl → (where it was asked, key)
+    for where, values in [("sctp", experiment.sctp)] + [(f"{a.name}'s sctp", experiment.association_sctp(a))
+                                                        for a in experiment.associations]:
+        for key, name in sctp_params.variant_sysctls(values):
+            asked.setdefault(name, (where, key))
+    if not asked:
+        return
+    missing, kernel = registry.get(backend).missing_sysctls(list(asked), experiment.clock)
+    if missing:
+        where, key = asked[missing[0]]
+        raise SpecError(f"{source}: {where}.{key}: needs net.sctp.{missing[0]}, which {kernel} lacks (a stack variant "
+                        "of the project's kernel, kernel/patches/); allowed: the uml backend with the project's kernel "
+                        "(scripts/build-kernel), or leave it unset")

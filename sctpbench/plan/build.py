@@ -349,13 +349,14 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
                 for name, path in experiment.topology.paths.items()}
     if any(defaults.values()):
         exclude["topology"] = {"paths": {name: keys for name, keys in defaults.items() if keys}}
+    exclude["sctp"] = _unset_sctp_keys(experiment.sctp)
     if experiment.workloads is None:
         exclude["workloads"] = True
     else:
-        unset = {i: _unset_keys(w) - {"name", "sctp"} for i, w in enumerate(experiment.workloads)}
+        unset = {i: _workload_exclude(w, _unset_keys(w) - {"name", "sctp"}) for i, w in enumerate(experiment.workloads)}
         exclude["workloads"] = {i: keys for i, keys in unset.items() if keys}
     if experiment.workload is not None:
-        unset_one = _unset_keys(experiment.workload)
+        unset_one = _workload_exclude(experiment.workload, _unset_keys(experiment.workload))
         if unset_one:
             exclude["workload"] = unset_one
     if experiment.workload is None:
@@ -373,6 +374,22 @@ NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None
 
 def _unset_keys(workload: Any) -> set[str]:
     return {k for k, default in NEWER_WORKLOAD_KEYS.items() if getattr(workload, k) == default}
+
+
+# SCTP parameters newer than run ids: left out of the id while unset.
+NEWER_SCTP_KEYS = ("max_burst", "initial_cwnd", "primary_cwnd_carry")
+
+
+def _unset_sctp_keys(sctp: Any) -> set[str]:
+    return {k for k in NEWER_SCTP_KEYS if getattr(sctp, k) is None}
+
+
+def _workload_exclude(workload: Any, unset: set[str]) -> dict[str, Any]:
+    """The workload's unset newer keys, and its own sctp:'s unset newer parameters."""
+    exclude: dict[str, Any] = {k: True for k in unset}
+    if workload.sctp is not None:
+        exclude["sctp"] = _unset_sctp_keys(workload.sctp)
+    return exclude
 
 
 def draw_variation(vary: Any, n_events: int, seed: int) -> dict[str, Any]:
