@@ -8,14 +8,13 @@ RECORDS.md's definitions, independent of the agent's C.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from guest_run import run_experiment
 
 from sctpbench.collectors import records
 
@@ -42,14 +41,8 @@ def built() -> None:
 
 
 def _run(tmp_path: Path, policy: str) -> records.Records:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    experiment = tmp_path / "policy.yaml"
-    experiment.write_text(EXPERIMENT.replace("POLICY", policy))
-    env = os.environ | {"SCTPBENCH_AGENT": str(AGENT)}
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(tmp_path / "out")],
-                       capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr + r.stdout
-    return records.read(Path(json.loads(r.stdout)["runs"][0]["directory"]) / "records/main.client.rec")
+    run_dir = run_experiment(tmp_path, EXPERIMENT.replace("POLICY", policy), "policy", os.environ | {"SCTPBENCH_AGENT": str(AGENT)})
+    return records.read(run_dir / "records/main.client.rec")
 
 
 def _rounds(client: records.Records) -> list[tuple[int, Round, str]]:

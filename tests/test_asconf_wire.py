@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import struct
 
+from test_cumtsn import CLIENT, ENDS, SERVER, T0, _packet, _sctp
+
 from sctpbench.analysis import asconf
-from tests.test_cumtsn import CLIENT, ENDS, SERVER, T0, _packet, _sctp
 
 S = 1_000_000_000
 

@@ -8,13 +8,11 @@ delay; tbf's bucket lets an isolated packet through at once. Virtual time: exact
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from guest_run import run_experiment
 
 pytestmark = pytest.mark.guest
 MS = 1_000_000
@@ -32,13 +30,7 @@ workload: {client: a, server: b, size: 1000B, rate: 10/s, duration: 2s}
 
 
 def _mtts(tmp_path: Path, model: str) -> list[int]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    experiment = tmp_path / "link.yaml"
-    experiment.write_text(EXPERIMENT.replace("MODEL", model))
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(tmp_path / "out")],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr + r.stdout
-    run_dir = Path(json.loads(r.stdout)["runs"][0]["directory"])
+    run_dir = run_experiment(tmp_path, EXPERIMENT.replace("MODEL", model), "link")
     return [m["mtt_ns"] for m in pq.read_table(run_dir / "messages.parquet").to_pylist()]
 
 

@@ -10,13 +10,12 @@ stays on its first path and half the run crosses it at 100 ms.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from guest_run import run_experiment
 
 pytestmark = pytest.mark.guest
 MS = 1_000_000
@@ -37,13 +36,7 @@ seed: 2
 
 
 def _run(tmp_path: Path, switch: str) -> dict[str, Any]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    experiment = tmp_path / "pingpong.yaml"
-    experiment.write_text(EXPERIMENT.replace("SWITCH", switch))
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(tmp_path / "out")],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr + r.stdout
-    run_dir = Path(json.loads(r.stdout)["runs"][0]["directory"])
+    run_dir = run_experiment(tmp_path, EXPERIMENT.replace("SWITCH", switch), "pingpong")
     return {"messages": pq.read_table(run_dir / "messages.parquet").to_pylist(),
             "events": pq.read_table(run_dir / "path_events.parquet").to_pylist(),
             "timeline": [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]}

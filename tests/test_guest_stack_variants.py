@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from guest_run import run_experiment
 
 from sctpbench.collectors import captures, records
 
@@ -68,12 +67,7 @@ PAUSE_S = 0.030
 
 
 def _run(tmp: Path, name: str, text: str) -> Path:
-    experiment = tmp / f"{name}.yaml"
-    experiment.write_text(text)
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(tmp / name)],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr + r.stdout
-    return Path(json.loads(r.stdout)["runs"][0]["directory"])
+    return run_experiment(tmp, text, name)
 
 
 def first_flight(packets: list[captures.Packet], client: str) -> int:

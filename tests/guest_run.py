@@ -1,0 +1,21 @@
+"""One experiment run end to end for a guest test: the file written, `sctpbench run --json`
+in a subprocess (as a user runs it), the run folder returned; its stderr shown if it failed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def run_experiment(folder: Path, text: str, name: str = "experiment", env: Mapping[str, str] | None = None) -> Path:
+    """Writes `text` as FOLDER/NAME.yaml, runs it with results under FOLDER/NAME, returns the run folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    experiment = folder / f"{name}.yaml"
+    experiment.write_text(text)
+    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(folder / name)],
+                       capture_output=True, text=True, env=None if env is None else dict(env), timeout=600)
+    assert r.returncode == 0, r.stderr + r.stdout
+    return Path(json.loads(r.stdout)["runs"][0]["directory"])
