@@ -79,4 +79,4 @@ def test_seed002_gaps_straddle_beta() -> None:
         good, bad = changes(event.good)["delay"], changes(event.bad)["delay"]
         assert r.experiment.topology.paths["netb"].delay == bad
         gaps.add(2 * (bad - good))  # RTT gap, ns
-    assert sorted(gaps) == [250_000_000, 1_450_000_000]  # below and above beta = 1 s
+    assert sorted(gaps) == [50_000_000, 500_000_000]  # below and above beta = 100 ms
