@@ -11,6 +11,8 @@ own random draw), after the degrade in some runs, and the switch waited for it.
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -19,12 +21,13 @@ import pyarrow.parquet as pq
 import pytest
 from guest_run import run_experiment
 
-from sctpbench.collectors import records
+from sctpbench.collectors import captures, records
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT_DIR = ROOT / "sctpbench/workloads/agent"
 AGENT = AGENT_DIR / "build/sctpbench-agent"
 DEGRADE_S = 3
+CLIENT_SECONDARY = "198.18.1.1"  # dual-homed.yaml
 
 EXPERIMENT = f"""\
 name: policy
@@ -40,8 +43,13 @@ def built() -> None:
     subprocess.run(["make", "-s", "-C", str(AGENT_DIR), "all"], check=True, capture_output=True, text=True)
 
 
+def _run_dir(tmp_path: Path, policy: str, extra: str = "") -> Path:
+    return run_experiment(tmp_path, EXPERIMENT.replace("POLICY", policy) + extra, "policy",
+                          os.environ | {"SCTPBENCH_AGENT": str(AGENT)})
+
+
 def _run(tmp_path: Path, policy: str) -> tuple[records.Records, list[dict]]:
-    run_dir = run_experiment(tmp_path, EXPERIMENT.replace("POLICY", policy), "policy", os.environ | {"SCTPBENCH_AGENT": str(AGENT)})
+    run_dir = _run_dir(tmp_path, policy)
     return records.read(run_dir / "records/main.client.rec"), pq.read_table(run_dir / "path_events.parquet").to_pylist()
 
 
@@ -92,7 +100,8 @@ def test_delay_centric_moves_the_primary_off_a_degraded_path_and_static_does_not
 
 @pytest.mark.guest
 def test_a_guard_time_heartbeats_the_candidate_then_confirms_the_switch(built: None, tmp_path: Path) -> None:
-    client, _ = _run(tmp_path, "delay-centric:guard=200-400,seed=3")
+    run_dir = _run_dir(tmp_path, "delay-centric:guard=200-400,seed=3", "measure: {capture: true}\n")
+    client = records.read(run_dir / "records/main.client.rec")
     decisions = [["policy", str(d.t_ns), d.decision, d.before, d.after, d.candidate, d.reason, *d.paths] for d in client.policy]
     assert [f[2] for f in decisions[:2]] == ["guard", "switch"], decisions
     guard, switch = decisions[0], decisions[1]
@@ -100,3 +109,16 @@ def test_a_guard_time_heartbeats_the_candidate_then_confirms_the_switch(built: N
     assert " hb 20ms" in guard[6] and "failed" not in guard[6] + switch[6], decisions
     waited = int(switch[1]) - int(guard[1])
     assert 200_000_000 <= waited <= 400_000_000 + 40_000_000, waited / 1e6
+    # The candidate really is heartbeated every 20 ms while the guard runs (demanded by the
+    # agent: Linux's own timer would wait at least 200 ms plus up to an RTO), as the client's
+    # capture of the secondary path shows: heartbeats leave the shaping 10 ms after the demand.
+    backend = json.loads((run_dir / "backend.json").read_text())
+    on_wire = [p.time_ns - backend["t0_realtime_ns"] for p in captures.read(run_dir / "captures/secondary-client.pcap")
+               if p.src == CLIENT_SECONDARY and "HEARTBEAT" in p.chunk_types]
+    lo, hi = int(guard[1]) - backend["t0_ns"], int(switch[1]) - backend["t0_ns"]
+    during = [t for t in on_wire if lo < t <= hi + 15_000_000]
+    assert abs(len(during) - waited / 20_000_000) <= 2, (len(during), waited / 1e6)
+    gaps = [b - a for a, b in itertools.pairwise(during)]
+    assert gaps and max(gaps) <= 21_000_000, [g / 1e6 for g in gaps]
+    assert f" after {len(during)} hb" in switch[6] or f" after {len(during) - 1} hb" in switch[6] \
+        or f" after {len(during) + 1} hb" in switch[6], (switch[6], len(during))

@@ -113,6 +113,27 @@ static int hb_restore(struct policy_runner *pr, int fd, sctp_assoc_t assoc)
 	return paddrparams(fd, assoc, &pr->slot_addr[slot], &pp, true);
 }
 
+/* An immediate heartbeat to the guard's candidate, at most every guard_hb
+ * ms (to within 1 ms, since rounds come at the sampling interval). */
+static void guard_heartbeat(struct policy_runner *pr, int fd, sctp_assoc_t assoc, int64_t now)
+{
+	struct sctp_paddrparams pp;
+	uint32_t flags = SPP_HB_DEMAND;
+	int64_t every = (int64_t)pr->st.p.guard_hb_ms * 1000000;
+
+	if (!pr->st.guarding || pr->hb_slot < 0 || every == 0 || now - pr->hb_demanded_ns + 1000000 < every)
+		return;
+	memset(&pp, 0, sizeof(pp));
+	pp.spp_assoc_id = assoc;
+	memcpy((unsigned char *)&pp + offsetof(struct sctp_paddrparams, spp_address),
+	       &pr->slot_addr[pr->hb_slot], sizeof(pr->slot_addr[pr->hb_slot]));
+	memcpy((unsigned char *)&pp + offsetof(struct sctp_paddrparams, spp_flags), &flags, sizeof(flags));
+	if (setsockopt(fd, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp)) == 0) {
+		pr->hb_demanded_ns = now;
+		pr->hb_demands++;
+	}
+}
+
 static const char *slot_text(const struct policy_runner *pr, int slot, char buf[ADDR_STR_MAX])
 {
 	if (slot < 0 || slot >= pr->n_slots)
@@ -169,8 +190,10 @@ void policy_runner_round(struct policy_runner *pr, int fd, sctp_assoc_t assoc,
 		samples[k].has_signal = sigtrace_at(pr->trace, &paths[src[k]].addr, t - pr->t0,
 						    &samples[k].signal_dbm);
 	policy_step(&pr->st, t, samples, ns, before, &d);
-	if (d.action == POLICY_STAY)
+	if (d.action == POLICY_STAY) {
+		guard_heartbeat(pr, fd, assoc, t);
 		return;
+	}
 
 	decision = policy_action_name(d.action);
 	after = before;
@@ -184,13 +207,18 @@ void policy_runner_round(struct policy_runner *pr, int fd, sctp_assoc_t assoc,
 		}
 	}
 	if (d.hb_slot >= 0 && d.hb_restore) {
+		append(d.reason, sizeof(d.reason), " after %u hb", pr->hb_demands);
 		if (hb_restore(pr, fd, assoc) != 0)
 			append(d.reason, sizeof(d.reason), " hb restore failed (%s)", strerror(errno));
 	} else if (d.hb_slot >= 0) {
-		if (hb_apply(pr, fd, assoc, d.hb_slot, d.hb_ms) != 0)
+		if (hb_apply(pr, fd, assoc, d.hb_slot, d.hb_ms) != 0) {
 			append(d.reason, sizeof(d.reason), " hb failed (%s)", strerror(errno));
-		else
+		} else {
 			append(d.reason, sizeof(d.reason), " hb %ums", (unsigned)d.hb_ms);
+			pr->hb_demanded_ns = INT64_MIN / 2;
+			pr->hb_demands = 0;
+			guard_heartbeat(pr, fd, assoc, t);
+		}
 	}
 	snprintf(line, sizeof(line), "%s\t%s\t%s\t%s\t%s", decision, slot_text(pr, before, a),
 		 slot_text(pr, after, b), slot_text(pr, d.to, c), d.reason);

@@ -31,6 +31,12 @@ struct policy_runner {
 	int hb_slot; /* -1: none replaced */
 	uint32_t hb_saved_ms;
 	bool hb_saved_disabled;
+	/* While a guard runs, a heartbeat is demanded of the candidate every
+	 * guard_hb ms (SPP_HB_DEMAND): Linux re-arms its own heartbeat timer at
+	 * no less than max(interval + RTO/2, 200 ms) plus up to one RTO, so an
+	 * interval alone cannot give seed 003's 20 ms.  When the last went. */
+	int64_t hb_demanded_ns;
+	unsigned hb_demands;  /* how many this guard, for its closing record */
 	/* signal: the trace, and the start time T its offsets count from;
 	 * before `start` no path has a signal value, so nothing is decided. */
 	const struct sigtrace *trace;
