@@ -104,7 +104,7 @@ def test_mtt_by_path_groups_by_arrival_path() -> None:
 
 @pytest.mark.parametrize("text, number, unit", [
     ("200ms", 200.0, "ms"), ("1.5s", 1500.0, "ms"), ("6mbit", 6.0, "Mbit/s"), ("200B", 200.0, "B"),
-    ("1%", 1.0, "%"), ("3", 3.0, ""), ("0.5", 0.5, ""), ("cubic", None, ""), ("true", None, ""),
+    ("1%", 1.0, "%"), ("96.15/s", 96.15, "/s"), ("3", 3.0, ""), ("0.5", 0.5, ""), ("cubic", None, ""), ("true", None, ""),
 ])
 def test_parse_param(text: str, number: float | None, unit: str) -> None:
     v = series.parse_param(text)

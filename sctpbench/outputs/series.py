@@ -261,13 +261,14 @@ class ParamValue:
 
 
 def parse_param(text: str | None) -> ParamValue:
-    """'200ms' → 200 (ms), '6mbit' → 6 (Mbit/s), '1%' → 1 (%), '3' → 3; other text stays categorical."""
+    """'200ms' → 200 (ms), '6mbit' → 6 (Mbit/s), '50/s' → 50 (/s), '1%' → 1 (%), '3' → 3; other text stays categorical."""
     raw = "" if text is None else str(text)
     parsers = (
         (lambda v: units.parse_duration(v) / 1e6, "ms"),
         (lambda v: units.parse_rate(v) / 1e6, "Mbit/s"),
         (lambda v: float(units.parse_size(v)) if re.search("[A-Za-z]", raw) else float("nan"), "B"),
         (lambda v: units.parse_percent(v) if raw.strip().endswith("%") else float("nan"), "%"),
+        (lambda v: units.parse_message_rate(v) if raw.strip().endswith("/s") else float("nan"), "/s"),
         (float, ""),
     )
     for parse, unit in parsers:
