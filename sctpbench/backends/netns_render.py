@@ -50,7 +50,8 @@ class NsCommand:
 def concrete(plan: Plan, c: Command) -> NsCommand:
     if c.tool == "wire":
         x_host, x_if, x_mac, y_host, y_if, y_mac = c.args
-        return NsCommand("ip", ["link", "add", x_if, "netns", namespace(plan, x_host), "address", x_mac, "type", "veth",
+        # `name`: ip reads a bare name that abbreviates a keyword (a path `a`: `address`) as that keyword.
+        return NsCommand("ip", ["link", "add", "name", x_if, "netns", namespace(plan, x_host), "address", x_mac, "type", "veth",
                                 "peer", "name", y_if, "netns", namespace(plan, y_host), "address", y_mac])
     return NsCommand(c.tool, c.args, namespace(plan, c.host) if c.host else None)
 

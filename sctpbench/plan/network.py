@@ -82,7 +82,8 @@ class Network:
         ] + [
             # One packet per segment on the wire: SCTP would otherwise hand the device GSO
             # super-packets that a capture shows as one packet but the path carries as several.
-            Command("ip", ["link", "set", ifname, "gso_max_segs", "1", "up"], host),
+            # `dev`, since ip reads a bare name that abbreviates a keyword (a path `a`) as it.
+            Command("ip", ["link", "set", "dev", ifname, "gso_max_segs", "1", "up"], host),
         ]
         return iface
 

@@ -9,26 +9,26 @@ ip netns add sb-58fffbec-lab
 ip netns exec sb-58fffbec-hq sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip netns exec sb-58fffbec-edge sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip netns exec sb-58fffbec-lab sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip link add wan1 netns sb-58fffbec-hq address 02:5b:c6:12:00:01 type veth peer name wan1 netns sb-58fffbec-edge address 02:5b:c6:12:00:02
-ip link add wan2 netns sb-58fffbec-hq address 02:5b:c6:12:01:01 type veth peer name wan2 netns sb-58fffbec-edge address 02:5b:c6:12:01:02
-ip link add lab1 netns sb-58fffbec-hq address 02:5b:c6:12:02:01 type veth peer name lab1 netns sb-58fffbec-lab address 02:5b:c6:12:02:02
-ip link add lab2 netns sb-58fffbec-hq address 02:5b:c6:12:03:01 type veth peer name lab2 netns sb-58fffbec-lab address 02:5b:c6:12:03:02
-ip link add lab3 netns sb-58fffbec-hq address 02:5b:c6:12:04:01 type veth peer name lab3 netns sb-58fffbec-lab address 02:5b:c6:12:04:02
+ip link add name wan1 netns sb-58fffbec-hq address 02:5b:c6:12:00:01 type veth peer name wan1 netns sb-58fffbec-edge address 02:5b:c6:12:00:02
+ip link add name wan2 netns sb-58fffbec-hq address 02:5b:c6:12:01:01 type veth peer name wan2 netns sb-58fffbec-edge address 02:5b:c6:12:01:02
+ip link add name lab1 netns sb-58fffbec-hq address 02:5b:c6:12:02:01 type veth peer name lab1 netns sb-58fffbec-lab address 02:5b:c6:12:02:02
+ip link add name lab2 netns sb-58fffbec-hq address 02:5b:c6:12:03:01 type veth peer name lab2 netns sb-58fffbec-lab address 02:5b:c6:12:03:02
+ip link add name lab3 netns sb-58fffbec-hq address 02:5b:c6:12:04:01 type veth peer name lab3 netns sb-58fffbec-lab address 02:5b:c6:12:04:02
 ip -n sb-58fffbec-hq link set lo up
 ip -n sb-58fffbec-hq addr add 198.18.0.1/24 dev wan1
-ip -n sb-58fffbec-hq link set wan1 gso_max_segs 1 up
+ip -n sb-58fffbec-hq link set dev wan1 gso_max_segs 1 up
 ip -n sb-58fffbec-hq neigh replace 198.18.0.2 lladdr 02:5b:c6:12:00:02 dev wan1 nud permanent
 ip -n sb-58fffbec-hq addr add 198.18.1.1/24 dev wan2
-ip -n sb-58fffbec-hq link set wan2 gso_max_segs 1 up
+ip -n sb-58fffbec-hq link set dev wan2 gso_max_segs 1 up
 ip -n sb-58fffbec-hq neigh replace 198.18.1.2 lladdr 02:5b:c6:12:01:02 dev wan2 nud permanent
 ip -n sb-58fffbec-hq addr add 198.18.2.1/24 dev lab1
-ip -n sb-58fffbec-hq link set lab1 gso_max_segs 1 up
+ip -n sb-58fffbec-hq link set dev lab1 gso_max_segs 1 up
 ip -n sb-58fffbec-hq neigh replace 198.18.2.2 lladdr 02:5b:c6:12:02:02 dev lab1 nud permanent
 ip -n sb-58fffbec-hq addr add 198.18.3.1/24 dev lab2
-ip -n sb-58fffbec-hq link set lab2 gso_max_segs 1 up
+ip -n sb-58fffbec-hq link set dev lab2 gso_max_segs 1 up
 ip -n sb-58fffbec-hq neigh replace 198.18.3.2 lladdr 02:5b:c6:12:03:02 dev lab2 nud permanent
 ip -n sb-58fffbec-hq addr add 198.18.4.1/24 dev lab3
-ip -n sb-58fffbec-hq link set lab3 gso_max_segs 1 up
+ip -n sb-58fffbec-hq link set dev lab3 gso_max_segs 1 up
 ip -n sb-58fffbec-hq neigh replace 198.18.4.2 lladdr 02:5b:c6:12:04:02 dev lab3 nud permanent
 tc -n sb-58fffbec-hq qdisc add dev wan1 root handle 1: netem delay 10ms limit 2954
 tc -n sb-58fffbec-hq qdisc add dev wan1 parent 1:1 handle 10: tbf rate 100mbit burst 12500 limit 1073741824
@@ -48,10 +48,10 @@ tc -n sb-58fffbec-hq qdisc add dev lab3 parent 1:1 handle 10: tbf rate 100mbit b
 tc -n sb-58fffbec-hq qdisc add dev lab3 parent 10:1 handle 20: pfifo limit 1000
 ip -n sb-58fffbec-edge link set lo up
 ip -n sb-58fffbec-edge addr add 198.18.0.2/24 dev wan1
-ip -n sb-58fffbec-edge link set wan1 gso_max_segs 1 up
+ip -n sb-58fffbec-edge link set dev wan1 gso_max_segs 1 up
 ip -n sb-58fffbec-edge neigh replace 198.18.0.1 lladdr 02:5b:c6:12:00:01 dev wan1 nud permanent
 ip -n sb-58fffbec-edge addr add 198.18.1.2/24 dev wan2
-ip -n sb-58fffbec-edge link set wan2 gso_max_segs 1 up
+ip -n sb-58fffbec-edge link set dev wan2 gso_max_segs 1 up
 ip -n sb-58fffbec-edge neigh replace 198.18.1.1 lladdr 02:5b:c6:12:01:01 dev wan2 nud permanent
 tc -n sb-58fffbec-edge qdisc add dev wan1 root handle 1: netem delay 10ms limit 2954
 tc -n sb-58fffbec-edge qdisc add dev wan1 parent 1:1 handle 10: tbf rate 100mbit burst 12500 limit 1073741824
@@ -62,13 +62,13 @@ tc -n sb-58fffbec-edge qdisc add dev wan2 parent 1:1 handle 10: tbf rate 100mbit
 tc -n sb-58fffbec-edge qdisc add dev wan2 parent 10:1 handle 20: pfifo limit 1000
 ip -n sb-58fffbec-lab link set lo up
 ip -n sb-58fffbec-lab addr add 198.18.2.2/24 dev lab1
-ip -n sb-58fffbec-lab link set lab1 gso_max_segs 1 up
+ip -n sb-58fffbec-lab link set dev lab1 gso_max_segs 1 up
 ip -n sb-58fffbec-lab neigh replace 198.18.2.1 lladdr 02:5b:c6:12:02:01 dev lab1 nud permanent
 ip -n sb-58fffbec-lab addr add 198.18.3.2/24 dev lab2
-ip -n sb-58fffbec-lab link set lab2 gso_max_segs 1 up
+ip -n sb-58fffbec-lab link set dev lab2 gso_max_segs 1 up
 ip -n sb-58fffbec-lab neigh replace 198.18.3.1 lladdr 02:5b:c6:12:03:01 dev lab2 nud permanent
 ip -n sb-58fffbec-lab addr add 198.18.4.2/24 dev lab3
-ip -n sb-58fffbec-lab link set lab3 gso_max_segs 1 up
+ip -n sb-58fffbec-lab link set dev lab3 gso_max_segs 1 up
 ip -n sb-58fffbec-lab neigh replace 198.18.4.1 lladdr 02:5b:c6:12:04:01 dev lab3 nud permanent
 tc -n sb-58fffbec-lab qdisc add dev lab1 root handle 1: netem delay 5ms limit 1977
 tc -n sb-58fffbec-lab qdisc add dev lab1 parent 1:1 handle 10: tbf rate 100mbit burst 12500 limit 1073741824

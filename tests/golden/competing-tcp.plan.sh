@@ -7,14 +7,14 @@ ip netns add sb-3614a8d7-a
 ip netns add sb-3614a8d7-b
 ip netns exec sb-3614a8d7-a sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip netns exec sb-3614a8d7-b sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip link add bottleneck netns sb-3614a8d7-a address 02:5b:c6:12:00:01 type veth peer name bottleneck netns sb-3614a8d7-b address 02:5b:c6:12:00:02
-ip link add side netns sb-3614a8d7-a address 02:5b:c6:12:01:01 type veth peer name side netns sb-3614a8d7-b address 02:5b:c6:12:01:02
+ip link add name bottleneck netns sb-3614a8d7-a address 02:5b:c6:12:00:01 type veth peer name bottleneck netns sb-3614a8d7-b address 02:5b:c6:12:00:02
+ip link add name side netns sb-3614a8d7-a address 02:5b:c6:12:01:01 type veth peer name side netns sb-3614a8d7-b address 02:5b:c6:12:01:02
 ip -n sb-3614a8d7-a link set lo up
 ip -n sb-3614a8d7-a addr add 198.18.0.1/24 dev bottleneck
-ip -n sb-3614a8d7-a link set bottleneck gso_max_segs 1 up
+ip -n sb-3614a8d7-a link set dev bottleneck gso_max_segs 1 up
 ip -n sb-3614a8d7-a neigh replace 198.18.0.2 lladdr 02:5b:c6:12:00:02 dev bottleneck nud permanent
 ip -n sb-3614a8d7-a addr add 198.18.1.1/24 dev side
-ip -n sb-3614a8d7-a link set side gso_max_segs 1 up
+ip -n sb-3614a8d7-a link set dev side gso_max_segs 1 up
 ip -n sb-3614a8d7-a neigh replace 198.18.1.2 lladdr 02:5b:c6:12:01:02 dev side nud permanent
 tc -n sb-3614a8d7-a qdisc add dev bottleneck root handle 1: netem delay 20ms limit 1391
 tc -n sb-3614a8d7-a qdisc add dev bottleneck parent 1:1 handle 10: tbf rate 10mbit burst 3028 limit 50000
@@ -24,10 +24,10 @@ tc -n sb-3614a8d7-a qdisc add dev side parent 1:1 handle 10: tbf rate 10mbit bur
 tc -n sb-3614a8d7-a qdisc add dev side parent 10:1 handle 20: bfifo limit 50000
 ip -n sb-3614a8d7-b link set lo up
 ip -n sb-3614a8d7-b addr add 198.18.0.2/24 dev bottleneck
-ip -n sb-3614a8d7-b link set bottleneck gso_max_segs 1 up
+ip -n sb-3614a8d7-b link set dev bottleneck gso_max_segs 1 up
 ip -n sb-3614a8d7-b neigh replace 198.18.0.1 lladdr 02:5b:c6:12:00:01 dev bottleneck nud permanent
 ip -n sb-3614a8d7-b addr add 198.18.1.2/24 dev side
-ip -n sb-3614a8d7-b link set side gso_max_segs 1 up
+ip -n sb-3614a8d7-b link set dev side gso_max_segs 1 up
 ip -n sb-3614a8d7-b neigh replace 198.18.1.1 lladdr 02:5b:c6:12:01:01 dev side nud permanent
 tc -n sb-3614a8d7-b qdisc add dev bottleneck root handle 1: netem delay 20ms limit 1391
 tc -n sb-3614a8d7-b qdisc add dev bottleneck parent 1:1 handle 10: tbf rate 10mbit burst 3028 limit 50000

@@ -30,51 +30,51 @@ ip netns exec sb-617a6bd8-emu ip6tables-legacy-restore --noflush <<'EOF'
 -A OUTPUT -p ipv6-icmp -m icmp6 --icmpv6-type 143 -j DROP
 COMMIT
 EOF
-ip link add lte netns sb-617a6bd8-client address 02:5b:c6:12:00:01 type veth peer name lte-a netns sb-617a6bd8-emu address 02:5b:c6:12:00:fe
-ip link add lte netns sb-617a6bd8-server address 02:5b:c6:12:01:02 type veth peer name lte-b netns sb-617a6bd8-emu address 02:5b:c6:12:01:fe
-ip link add wifi netns sb-617a6bd8-client address 02:5b:c6:12:02:01 type veth peer name wifi-a netns sb-617a6bd8-emu address 02:5b:c6:12:02:fe
-ip link add wifi netns sb-617a6bd8-server address 02:5b:c6:12:03:02 type veth peer name wifi-b netns sb-617a6bd8-emu address 02:5b:c6:12:03:fe
+ip link add name lte netns sb-617a6bd8-client address 02:5b:c6:12:00:01 type veth peer name lte-a netns sb-617a6bd8-emu address 02:5b:c6:12:00:fe
+ip link add name lte netns sb-617a6bd8-server address 02:5b:c6:12:01:02 type veth peer name lte-b netns sb-617a6bd8-emu address 02:5b:c6:12:01:fe
+ip link add name wifi netns sb-617a6bd8-client address 02:5b:c6:12:02:01 type veth peer name wifi-a netns sb-617a6bd8-emu address 02:5b:c6:12:02:fe
+ip link add name wifi netns sb-617a6bd8-server address 02:5b:c6:12:03:02 type veth peer name wifi-b netns sb-617a6bd8-emu address 02:5b:c6:12:03:fe
 ip -n sb-617a6bd8-client link set lo up
 ip -n sb-617a6bd8-client addr add 198.18.0.1/24 dev lte
-ip -n sb-617a6bd8-client link set lte gso_max_segs 1 up
+ip -n sb-617a6bd8-client link set dev lte gso_max_segs 1 up
 ip -n sb-617a6bd8-client neigh replace 198.18.0.254 lladdr 02:5b:c6:12:00:fe dev lte nud permanent
 ip -n sb-617a6bd8-client rule add from 198.18.0.1 table 100
 ip -n sb-617a6bd8-client route replace 198.18.1.0/24 via 198.18.0.254 dev lte
 ip -n sb-617a6bd8-client route replace default via 198.18.0.254 dev lte table 100
 ip netns exec sb-617a6bd8-client sysctl -q -w net.ipv6.conf.wifi.disable_ipv6=0
 ip -n sb-617a6bd8-client addr add 2001:2:0:2::1/64 dev wifi nodad
-ip -n sb-617a6bd8-client link set wifi gso_max_segs 1 up
+ip -n sb-617a6bd8-client link set dev wifi gso_max_segs 1 up
 ip -n sb-617a6bd8-client neigh replace 2001:2:0:2::fe lladdr 02:5b:c6:12:02:fe dev wifi nud permanent
 ip -n sb-617a6bd8-client -6 rule add from 2001:2:0:2::1 table 101
 ip -n sb-617a6bd8-client route replace 2001:2:0:3::/64 via 2001:2:0:2::fe dev wifi
 ip -n sb-617a6bd8-client route replace ::/0 via 2001:2:0:2::fe dev wifi table 101
 ip -n sb-617a6bd8-server link set lo up
 ip -n sb-617a6bd8-server addr add 198.18.1.2/24 dev lte
-ip -n sb-617a6bd8-server link set lte gso_max_segs 1 up
+ip -n sb-617a6bd8-server link set dev lte gso_max_segs 1 up
 ip -n sb-617a6bd8-server neigh replace 198.18.1.254 lladdr 02:5b:c6:12:01:fe dev lte nud permanent
 ip -n sb-617a6bd8-server rule add from 198.18.1.2 table 100
 ip -n sb-617a6bd8-server route replace 198.18.0.0/24 via 198.18.1.254 dev lte
 ip -n sb-617a6bd8-server route replace default via 198.18.1.254 dev lte table 100
 ip netns exec sb-617a6bd8-server sysctl -q -w net.ipv6.conf.wifi.disable_ipv6=0
 ip -n sb-617a6bd8-server addr add 2001:2:0:3::2/64 dev wifi nodad
-ip -n sb-617a6bd8-server link set wifi gso_max_segs 1 up
+ip -n sb-617a6bd8-server link set dev wifi gso_max_segs 1 up
 ip -n sb-617a6bd8-server neigh replace 2001:2:0:3::fe lladdr 02:5b:c6:12:03:fe dev wifi nud permanent
 ip -n sb-617a6bd8-server -6 rule add from 2001:2:0:3::2 table 101
 ip -n sb-617a6bd8-server route replace 2001:2:0:2::/64 via 2001:2:0:3::fe dev wifi
 ip -n sb-617a6bd8-server route replace ::/0 via 2001:2:0:3::fe dev wifi table 101
 ip -n sb-617a6bd8-emu link set lo up
 ip -n sb-617a6bd8-emu addr add 198.18.0.254/24 dev lte-a
-ip -n sb-617a6bd8-emu link set lte-a gso_max_segs 1 up
+ip -n sb-617a6bd8-emu link set dev lte-a gso_max_segs 1 up
 ip -n sb-617a6bd8-emu addr add 198.18.1.254/24 dev lte-b
-ip -n sb-617a6bd8-emu link set lte-b gso_max_segs 1 up
+ip -n sb-617a6bd8-emu link set dev lte-b gso_max_segs 1 up
 ip -n sb-617a6bd8-emu neigh replace 198.18.0.1 lladdr 02:5b:c6:12:00:01 dev lte-a nud permanent
 ip -n sb-617a6bd8-emu neigh replace 198.18.1.2 lladdr 02:5b:c6:12:01:02 dev lte-b nud permanent
 ip netns exec sb-617a6bd8-emu sysctl -q -w net.ipv6.conf.wifi-a.disable_ipv6=0
 ip -n sb-617a6bd8-emu addr add 2001:2:0:2::fe/64 dev wifi-a nodad
-ip -n sb-617a6bd8-emu link set wifi-a gso_max_segs 1 up
+ip -n sb-617a6bd8-emu link set dev wifi-a gso_max_segs 1 up
 ip netns exec sb-617a6bd8-emu sysctl -q -w net.ipv6.conf.wifi-b.disable_ipv6=0
 ip -n sb-617a6bd8-emu addr add 2001:2:0:3::fe/64 dev wifi-b nodad
-ip -n sb-617a6bd8-emu link set wifi-b gso_max_segs 1 up
+ip -n sb-617a6bd8-emu link set dev wifi-b gso_max_segs 1 up
 ip -n sb-617a6bd8-emu neigh replace 2001:2:0:2::1 lladdr 02:5b:c6:12:02:01 dev wifi-a nud permanent
 ip -n sb-617a6bd8-emu neigh replace 2001:2:0:3::2 lladdr 02:5b:c6:12:03:02 dev wifi-b nud permanent
 tc -n sb-617a6bd8-emu qdisc add dev lte-b root handle 1: netem delay 10ms limit 2954

@@ -30,15 +30,15 @@ ip netns exec sb-6e2576df-emu ip6tables-legacy-restore --noflush <<'EOF'
 -A OUTPUT -p ipv6-icmp -m icmp6 --icmpv6-type 143 -j DROP
 COMMIT
 EOF
-ip link add primary netns sb-6e2576df-client address 02:5b:c6:12:00:01 type veth peer name primary-a netns sb-6e2576df-emu address 02:5b:c6:12:00:fe
-ip link add primary netns sb-6e2576df-server address 02:5b:c6:12:01:02 type veth peer name primary-b netns sb-6e2576df-emu address 02:5b:c6:12:01:fe
-ip link add secondary netns sb-6e2576df-client address 02:5b:c6:12:02:01 type veth peer name secondary-a netns sb-6e2576df-emu address 02:5b:c6:12:02:fe
-ip link add secondary netns sb-6e2576df-server address 02:5b:c6:12:03:02 type veth peer name secondary-b netns sb-6e2576df-emu address 02:5b:c6:12:03:fe
+ip link add name primary netns sb-6e2576df-client address 02:5b:c6:12:00:01 type veth peer name primary-a netns sb-6e2576df-emu address 02:5b:c6:12:00:fe
+ip link add name primary netns sb-6e2576df-server address 02:5b:c6:12:01:02 type veth peer name primary-b netns sb-6e2576df-emu address 02:5b:c6:12:01:fe
+ip link add name secondary netns sb-6e2576df-client address 02:5b:c6:12:02:01 type veth peer name secondary-a netns sb-6e2576df-emu address 02:5b:c6:12:02:fe
+ip link add name secondary netns sb-6e2576df-server address 02:5b:c6:12:03:02 type veth peer name secondary-b netns sb-6e2576df-emu address 02:5b:c6:12:03:fe
 ip -n sb-6e2576df-client link set lo up
 ip netns exec sb-6e2576df-client sysctl -q -w net.ipv6.conf.primary.disable_ipv6=0
 ip -n sb-6e2576df-client addr add 198.18.0.1/24 dev primary
 ip -n sb-6e2576df-client addr add 2001:2::1/64 dev primary nodad
-ip -n sb-6e2576df-client link set primary gso_max_segs 1 up
+ip -n sb-6e2576df-client link set dev primary gso_max_segs 1 up
 ip -n sb-6e2576df-client neigh replace 198.18.0.254 lladdr 02:5b:c6:12:00:fe dev primary nud permanent
 ip -n sb-6e2576df-client neigh replace 2001:2::fe lladdr 02:5b:c6:12:00:fe dev primary nud permanent
 ip -n sb-6e2576df-client rule add from 198.18.0.1 table 100
@@ -48,7 +48,7 @@ ip -n sb-6e2576df-client -6 rule add from 2001:2::1 table 100
 ip -n sb-6e2576df-client route replace 2001:2:0:1::/64 via 2001:2::fe dev primary
 ip -n sb-6e2576df-client route replace ::/0 via 2001:2::fe dev primary table 100
 ip -n sb-6e2576df-client addr add 198.18.2.1/24 dev secondary
-ip -n sb-6e2576df-client link set secondary gso_max_segs 1 up
+ip -n sb-6e2576df-client link set dev secondary gso_max_segs 1 up
 ip -n sb-6e2576df-client neigh replace 198.18.2.254 lladdr 02:5b:c6:12:02:fe dev secondary nud permanent
 ip -n sb-6e2576df-client rule add from 198.18.2.1 table 101
 ip -n sb-6e2576df-client route replace 198.18.3.0/24 via 198.18.2.254 dev secondary
@@ -57,7 +57,7 @@ ip -n sb-6e2576df-server link set lo up
 ip netns exec sb-6e2576df-server sysctl -q -w net.ipv6.conf.primary.disable_ipv6=0
 ip -n sb-6e2576df-server addr add 198.18.1.2/24 dev primary
 ip -n sb-6e2576df-server addr add 2001:2:0:1::2/64 dev primary nodad
-ip -n sb-6e2576df-server link set primary gso_max_segs 1 up
+ip -n sb-6e2576df-server link set dev primary gso_max_segs 1 up
 ip -n sb-6e2576df-server neigh replace 198.18.1.254 lladdr 02:5b:c6:12:01:fe dev primary nud permanent
 ip -n sb-6e2576df-server neigh replace 2001:2:0:1::fe lladdr 02:5b:c6:12:01:fe dev primary nud permanent
 ip -n sb-6e2576df-server rule add from 198.18.1.2 table 100
@@ -67,7 +67,7 @@ ip -n sb-6e2576df-server -6 rule add from 2001:2:0:1::2 table 100
 ip -n sb-6e2576df-server route replace 2001:2::/64 via 2001:2:0:1::fe dev primary
 ip -n sb-6e2576df-server route replace ::/0 via 2001:2:0:1::fe dev primary table 100
 ip -n sb-6e2576df-server addr add 198.18.3.2/24 dev secondary
-ip -n sb-6e2576df-server link set secondary gso_max_segs 1 up
+ip -n sb-6e2576df-server link set dev secondary gso_max_segs 1 up
 ip -n sb-6e2576df-server neigh replace 198.18.3.254 lladdr 02:5b:c6:12:03:fe dev secondary nud permanent
 ip -n sb-6e2576df-server rule add from 198.18.3.2 table 101
 ip -n sb-6e2576df-server route replace 198.18.2.0/24 via 198.18.3.254 dev secondary
@@ -76,19 +76,19 @@ ip -n sb-6e2576df-emu link set lo up
 ip netns exec sb-6e2576df-emu sysctl -q -w net.ipv6.conf.primary-a.disable_ipv6=0
 ip -n sb-6e2576df-emu addr add 198.18.0.254/24 dev primary-a
 ip -n sb-6e2576df-emu addr add 2001:2::fe/64 dev primary-a nodad
-ip -n sb-6e2576df-emu link set primary-a gso_max_segs 1 up
+ip -n sb-6e2576df-emu link set dev primary-a gso_max_segs 1 up
 ip netns exec sb-6e2576df-emu sysctl -q -w net.ipv6.conf.primary-b.disable_ipv6=0
 ip -n sb-6e2576df-emu addr add 198.18.1.254/24 dev primary-b
 ip -n sb-6e2576df-emu addr add 2001:2:0:1::fe/64 dev primary-b nodad
-ip -n sb-6e2576df-emu link set primary-b gso_max_segs 1 up
+ip -n sb-6e2576df-emu link set dev primary-b gso_max_segs 1 up
 ip -n sb-6e2576df-emu neigh replace 198.18.0.1 lladdr 02:5b:c6:12:00:01 dev primary-a nud permanent
 ip -n sb-6e2576df-emu neigh replace 2001:2::1 lladdr 02:5b:c6:12:00:01 dev primary-a nud permanent
 ip -n sb-6e2576df-emu neigh replace 198.18.1.2 lladdr 02:5b:c6:12:01:02 dev primary-b nud permanent
 ip -n sb-6e2576df-emu neigh replace 2001:2:0:1::2 lladdr 02:5b:c6:12:01:02 dev primary-b nud permanent
 ip -n sb-6e2576df-emu addr add 198.18.2.254/24 dev secondary-a
-ip -n sb-6e2576df-emu link set secondary-a gso_max_segs 1 up
+ip -n sb-6e2576df-emu link set dev secondary-a gso_max_segs 1 up
 ip -n sb-6e2576df-emu addr add 198.18.3.254/24 dev secondary-b
-ip -n sb-6e2576df-emu link set secondary-b gso_max_segs 1 up
+ip -n sb-6e2576df-emu link set dev secondary-b gso_max_segs 1 up
 ip -n sb-6e2576df-emu neigh replace 198.18.2.1 lladdr 02:5b:c6:12:02:01 dev secondary-a nud permanent
 ip -n sb-6e2576df-emu neigh replace 198.18.3.2 lladdr 02:5b:c6:12:03:02 dev secondary-b nud permanent
 tc -n sb-6e2576df-emu qdisc add dev primary-b root handle 1: netem delay 10ms limit 2954

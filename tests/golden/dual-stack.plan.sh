@@ -21,16 +21,16 @@ ip netns exec sb-b87888c5-server ip6tables-legacy-restore --noflush <<'EOF'
 -A OUTPUT -p ipv6-icmp -m icmp6 --icmpv6-type 143 -j DROP
 COMMIT
 EOF
-ip link add primary netns sb-b87888c5-client address 02:5b:c6:12:00:01 type veth peer name primary netns sb-b87888c5-server address 02:5b:c6:12:00:02
-ip link add secondary netns sb-b87888c5-client address 02:5b:c6:12:01:01 type veth peer name secondary netns sb-b87888c5-server address 02:5b:c6:12:01:02
+ip link add name primary netns sb-b87888c5-client address 02:5b:c6:12:00:01 type veth peer name primary netns sb-b87888c5-server address 02:5b:c6:12:00:02
+ip link add name secondary netns sb-b87888c5-client address 02:5b:c6:12:01:01 type veth peer name secondary netns sb-b87888c5-server address 02:5b:c6:12:01:02
 ip -n sb-b87888c5-client link set lo up
 ip -n sb-b87888c5-client addr add 198.18.0.1/24 dev primary
-ip -n sb-b87888c5-client link set primary gso_max_segs 1 up
+ip -n sb-b87888c5-client link set dev primary gso_max_segs 1 up
 ip -n sb-b87888c5-client neigh replace 198.18.0.2 lladdr 02:5b:c6:12:00:02 dev primary nud permanent
 ip netns exec sb-b87888c5-client sysctl -q -w net.ipv6.conf.secondary.disable_ipv6=0
 ip -n sb-b87888c5-client addr add 198.18.1.1/24 dev secondary
 ip -n sb-b87888c5-client addr add 2001:2:0:1::1/64 dev secondary nodad
-ip -n sb-b87888c5-client link set secondary gso_max_segs 1 up
+ip -n sb-b87888c5-client link set dev secondary gso_max_segs 1 up
 ip -n sb-b87888c5-client neigh replace 198.18.1.2 lladdr 02:5b:c6:12:01:02 dev secondary nud permanent
 ip -n sb-b87888c5-client neigh replace 2001:2:0:1::2 lladdr 02:5b:c6:12:01:02 dev secondary nud permanent
 tc -n sb-b87888c5-client qdisc add dev primary root handle 1: netem delay 10ms limit 2954
@@ -42,12 +42,12 @@ tc -n sb-b87888c5-client qdisc add dev secondary parent 1:1 handle 10: tbf rate 
 tc -n sb-b87888c5-client qdisc add dev secondary parent 10:1 handle 20: pfifo limit 1000
 ip -n sb-b87888c5-server link set lo up
 ip -n sb-b87888c5-server addr add 198.18.0.2/24 dev primary
-ip -n sb-b87888c5-server link set primary gso_max_segs 1 up
+ip -n sb-b87888c5-server link set dev primary gso_max_segs 1 up
 ip -n sb-b87888c5-server neigh replace 198.18.0.1 lladdr 02:5b:c6:12:00:01 dev primary nud permanent
 ip netns exec sb-b87888c5-server sysctl -q -w net.ipv6.conf.secondary.disable_ipv6=0
 ip -n sb-b87888c5-server addr add 198.18.1.2/24 dev secondary
 ip -n sb-b87888c5-server addr add 2001:2:0:1::2/64 dev secondary nodad
-ip -n sb-b87888c5-server link set secondary gso_max_segs 1 up
+ip -n sb-b87888c5-server link set dev secondary gso_max_segs 1 up
 ip -n sb-b87888c5-server neigh replace 198.18.1.1 lladdr 02:5b:c6:12:01:01 dev secondary nud permanent
 ip -n sb-b87888c5-server neigh replace 2001:2:0:1::1 lladdr 02:5b:c6:12:01:01 dev secondary nud permanent
 tc -n sb-b87888c5-server qdisc add dev primary root handle 1: netem delay 10ms limit 2954

@@ -9,47 +9,47 @@ ip netns add sb-bb34cffd-emu
 ip netns exec sb-bb34cffd-client sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip netns exec sb-bb34cffd-server sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip netns exec sb-bb34cffd-emu sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip link add primary netns sb-bb34cffd-client address 02:5b:c6:12:00:01 type veth peer name primary-a netns sb-bb34cffd-emu address 02:5b:c6:12:00:fe
-ip link add primary netns sb-bb34cffd-server address 02:5b:c6:12:01:02 type veth peer name primary-b netns sb-bb34cffd-emu address 02:5b:c6:12:01:fe
-ip link add secondary netns sb-bb34cffd-client address 02:5b:c6:12:02:01 type veth peer name secondary-a netns sb-bb34cffd-emu address 02:5b:c6:12:02:fe
-ip link add secondary netns sb-bb34cffd-server address 02:5b:c6:12:03:02 type veth peer name secondary-b netns sb-bb34cffd-emu address 02:5b:c6:12:03:fe
+ip link add name primary netns sb-bb34cffd-client address 02:5b:c6:12:00:01 type veth peer name primary-a netns sb-bb34cffd-emu address 02:5b:c6:12:00:fe
+ip link add name primary netns sb-bb34cffd-server address 02:5b:c6:12:01:02 type veth peer name primary-b netns sb-bb34cffd-emu address 02:5b:c6:12:01:fe
+ip link add name secondary netns sb-bb34cffd-client address 02:5b:c6:12:02:01 type veth peer name secondary-a netns sb-bb34cffd-emu address 02:5b:c6:12:02:fe
+ip link add name secondary netns sb-bb34cffd-server address 02:5b:c6:12:03:02 type veth peer name secondary-b netns sb-bb34cffd-emu address 02:5b:c6:12:03:fe
 ip -n sb-bb34cffd-client link set lo up
 ip -n sb-bb34cffd-client addr add 198.18.0.1/24 dev primary
-ip -n sb-bb34cffd-client link set primary gso_max_segs 1 up
+ip -n sb-bb34cffd-client link set dev primary gso_max_segs 1 up
 ip -n sb-bb34cffd-client neigh replace 198.18.0.254 lladdr 02:5b:c6:12:00:fe dev primary nud permanent
 ip -n sb-bb34cffd-client rule add from 198.18.0.1 table 100
 ip -n sb-bb34cffd-client route replace 198.18.1.0/24 via 198.18.0.254 dev primary
 ip -n sb-bb34cffd-client route replace default via 198.18.0.254 dev primary table 100
 ip -n sb-bb34cffd-client addr add 198.18.2.1/24 dev secondary
-ip -n sb-bb34cffd-client link set secondary gso_max_segs 1 up
+ip -n sb-bb34cffd-client link set dev secondary gso_max_segs 1 up
 ip -n sb-bb34cffd-client neigh replace 198.18.2.254 lladdr 02:5b:c6:12:02:fe dev secondary nud permanent
 ip -n sb-bb34cffd-client rule add from 198.18.2.1 table 101
 ip -n sb-bb34cffd-client route replace 198.18.3.0/24 via 198.18.2.254 dev secondary
 ip -n sb-bb34cffd-client route replace default via 198.18.2.254 dev secondary table 101
 ip -n sb-bb34cffd-server link set lo up
 ip -n sb-bb34cffd-server addr add 198.18.1.2/24 dev primary
-ip -n sb-bb34cffd-server link set primary gso_max_segs 1 up
+ip -n sb-bb34cffd-server link set dev primary gso_max_segs 1 up
 ip -n sb-bb34cffd-server neigh replace 198.18.1.254 lladdr 02:5b:c6:12:01:fe dev primary nud permanent
 ip -n sb-bb34cffd-server rule add from 198.18.1.2 table 100
 ip -n sb-bb34cffd-server route replace 198.18.0.0/24 via 198.18.1.254 dev primary
 ip -n sb-bb34cffd-server route replace default via 198.18.1.254 dev primary table 100
 ip -n sb-bb34cffd-server addr add 198.18.3.2/24 dev secondary
-ip -n sb-bb34cffd-server link set secondary gso_max_segs 1 up
+ip -n sb-bb34cffd-server link set dev secondary gso_max_segs 1 up
 ip -n sb-bb34cffd-server neigh replace 198.18.3.254 lladdr 02:5b:c6:12:03:fe dev secondary nud permanent
 ip -n sb-bb34cffd-server rule add from 198.18.3.2 table 101
 ip -n sb-bb34cffd-server route replace 198.18.2.0/24 via 198.18.3.254 dev secondary
 ip -n sb-bb34cffd-server route replace default via 198.18.3.254 dev secondary table 101
 ip -n sb-bb34cffd-emu link set lo up
 ip -n sb-bb34cffd-emu addr add 198.18.0.254/24 dev primary-a
-ip -n sb-bb34cffd-emu link set primary-a gso_max_segs 1 up
+ip -n sb-bb34cffd-emu link set dev primary-a gso_max_segs 1 up
 ip -n sb-bb34cffd-emu addr add 198.18.1.254/24 dev primary-b
-ip -n sb-bb34cffd-emu link set primary-b gso_max_segs 1 up
+ip -n sb-bb34cffd-emu link set dev primary-b gso_max_segs 1 up
 ip -n sb-bb34cffd-emu neigh replace 198.18.0.1 lladdr 02:5b:c6:12:00:01 dev primary-a nud permanent
 ip -n sb-bb34cffd-emu neigh replace 198.18.1.2 lladdr 02:5b:c6:12:01:02 dev primary-b nud permanent
 ip -n sb-bb34cffd-emu addr add 198.18.2.254/24 dev secondary-a
-ip -n sb-bb34cffd-emu link set secondary-a gso_max_segs 1 up
+ip -n sb-bb34cffd-emu link set dev secondary-a gso_max_segs 1 up
 ip -n sb-bb34cffd-emu addr add 198.18.3.254/24 dev secondary-b
-ip -n sb-bb34cffd-emu link set secondary-b gso_max_segs 1 up
+ip -n sb-bb34cffd-emu link set dev secondary-b gso_max_segs 1 up
 ip -n sb-bb34cffd-emu neigh replace 198.18.2.1 lladdr 02:5b:c6:12:02:01 dev secondary-a nud permanent
 ip -n sb-bb34cffd-emu neigh replace 198.18.3.2 lladdr 02:5b:c6:12:03:02 dev secondary-b nud permanent
 tc -n sb-bb34cffd-emu qdisc add dev primary-b root handle 1: netem delay 10ms limit 2954

@@ -7,14 +7,14 @@ ip netns add sb-e1f71b26-client
 ip netns add sb-e1f71b26-server
 ip netns exec sb-e1f71b26-client sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip netns exec sb-e1f71b26-server sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip link add primary netns sb-e1f71b26-client address 02:5b:c6:12:00:01 type veth peer name primary netns sb-e1f71b26-server address 02:5b:c6:12:00:02
-ip link add secondary netns sb-e1f71b26-client address 02:5b:c6:12:01:01 type veth peer name secondary netns sb-e1f71b26-server address 02:5b:c6:12:01:02
+ip link add name primary netns sb-e1f71b26-client address 02:5b:c6:12:00:01 type veth peer name primary netns sb-e1f71b26-server address 02:5b:c6:12:00:02
+ip link add name secondary netns sb-e1f71b26-client address 02:5b:c6:12:01:01 type veth peer name secondary netns sb-e1f71b26-server address 02:5b:c6:12:01:02
 ip -n sb-e1f71b26-client link set lo up
 ip -n sb-e1f71b26-client addr add 198.18.0.1/24 dev primary
-ip -n sb-e1f71b26-client link set primary gso_max_segs 1 up
+ip -n sb-e1f71b26-client link set dev primary gso_max_segs 1 up
 ip -n sb-e1f71b26-client neigh replace 198.18.0.2 lladdr 02:5b:c6:12:00:02 dev primary nud permanent
 ip -n sb-e1f71b26-client addr add 198.18.1.1/24 dev secondary
-ip -n sb-e1f71b26-client link set secondary gso_max_segs 1 up
+ip -n sb-e1f71b26-client link set dev secondary gso_max_segs 1 up
 ip -n sb-e1f71b26-client neigh replace 198.18.1.2 lladdr 02:5b:c6:12:01:02 dev secondary nud permanent
 tc -n sb-e1f71b26-client qdisc add dev primary root handle 1: netem delay 10ms limit 2954
 tc -n sb-e1f71b26-client qdisc add dev primary parent 1:1 handle 10: tbf rate 100mbit burst 12500 limit 1073741824
@@ -25,10 +25,10 @@ tc -n sb-e1f71b26-client qdisc add dev secondary parent 1:1 handle 10: tbf rate 
 tc -n sb-e1f71b26-client qdisc add dev secondary parent 10:1 handle 20: pfifo limit 1000
 ip -n sb-e1f71b26-server link set lo up
 ip -n sb-e1f71b26-server addr add 198.18.0.2/24 dev primary
-ip -n sb-e1f71b26-server link set primary gso_max_segs 1 up
+ip -n sb-e1f71b26-server link set dev primary gso_max_segs 1 up
 ip -n sb-e1f71b26-server neigh replace 198.18.0.1 lladdr 02:5b:c6:12:00:01 dev primary nud permanent
 ip -n sb-e1f71b26-server addr add 198.18.1.2/24 dev secondary
-ip -n sb-e1f71b26-server link set secondary gso_max_segs 1 up
+ip -n sb-e1f71b26-server link set dev secondary gso_max_segs 1 up
 ip -n sb-e1f71b26-server neigh replace 198.18.1.1 lladdr 02:5b:c6:12:01:01 dev secondary nud permanent
 tc -n sb-e1f71b26-server qdisc add dev primary root handle 1: netem delay 10ms limit 2954
 tc -n sb-e1f71b26-server qdisc add dev primary parent 1:1 handle 10: tbf rate 100mbit burst 12500 limit 1073741824

@@ -7,14 +7,14 @@ ip netns add sb-d9954762-mobile
 ip netns add sb-d9954762-server
 ip netns exec sb-d9954762-mobile sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip netns exec sb-d9954762-server sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip link add wlan netns sb-d9954762-mobile address 02:5b:c6:12:00:01 type veth peer name wlan netns sb-d9954762-server address 02:5b:c6:12:00:02
-ip link add cell netns sb-d9954762-mobile address 02:5b:c6:12:01:01 type veth peer name cell netns sb-d9954762-server address 02:5b:c6:12:01:02
+ip link add name wlan netns sb-d9954762-mobile address 02:5b:c6:12:00:01 type veth peer name wlan netns sb-d9954762-server address 02:5b:c6:12:00:02
+ip link add name cell netns sb-d9954762-mobile address 02:5b:c6:12:01:01 type veth peer name cell netns sb-d9954762-server address 02:5b:c6:12:01:02
 ip -n sb-d9954762-mobile link set lo up
 ip -n sb-d9954762-mobile addr add 198.18.0.1/24 dev wlan
-ip -n sb-d9954762-mobile link set wlan gso_max_segs 1 up
+ip -n sb-d9954762-mobile link set dev wlan gso_max_segs 1 up
 ip -n sb-d9954762-mobile neigh replace 198.18.0.2 lladdr 02:5b:c6:12:00:02 dev wlan nud permanent
 ip -n sb-d9954762-mobile addr add 198.18.1.1/24 dev cell
-ip -n sb-d9954762-mobile link set cell gso_max_segs 1 up
+ip -n sb-d9954762-mobile link set dev cell gso_max_segs 1 up
 ip -n sb-d9954762-mobile neigh replace 198.18.1.2 lladdr 02:5b:c6:12:01:02 dev cell nud permanent
 tc -n sb-d9954762-mobile qdisc add dev wlan root handle 1: netem delay 5ms limit 1108
 tc -n sb-d9954762-mobile qdisc add dev wlan parent 1:1 handle 10: tbf rate 11mbit burst 3028 limit 1073741824
@@ -24,10 +24,10 @@ tc -n sb-d9954762-mobile qdisc add dev cell parent 1:1 handle 10: tbf rate 3mbit
 tc -n sb-d9954762-mobile qdisc add dev cell parent 10:1 handle 20: pfifo limit 100
 ip -n sb-d9954762-server link set lo up
 ip -n sb-d9954762-server addr add 198.18.0.2/24 dev wlan
-ip -n sb-d9954762-server link set wlan gso_max_segs 1 up
+ip -n sb-d9954762-server link set dev wlan gso_max_segs 1 up
 ip -n sb-d9954762-server neigh replace 198.18.0.1 lladdr 02:5b:c6:12:00:01 dev wlan nud permanent
 ip -n sb-d9954762-server addr add 198.18.1.2/24 dev cell
-ip -n sb-d9954762-server link set cell gso_max_segs 1 up
+ip -n sb-d9954762-server link set dev cell gso_max_segs 1 up
 ip -n sb-d9954762-server neigh replace 198.18.1.1 lladdr 02:5b:c6:12:01:01 dev cell nud permanent
 tc -n sb-d9954762-server qdisc add dev wlan root handle 1: netem delay 5ms limit 1108
 tc -n sb-d9954762-server qdisc add dev wlan parent 1:1 handle 10: tbf rate 11mbit burst 3028 limit 1073741824
