@@ -241,7 +241,6 @@ def _run(args: argparse.Namespace) -> int:
     destination.creatable(args.out)  # before check_results_folder tries mkdir -p
     for repetition in range(1, experiment.repeat + 1):
         planning.build(experiment, repetition, "agent")  # every plan is valid before anything is built
-    check_results_folder(args.out)
     backend, why = capabilities.runnable(args.backend)
     if backend is None:
         print(f"sctpbench: {why}", file=sys.stderr)
@@ -249,6 +248,7 @@ def _run(args: argparse.Namespace) -> int:
     decision = clock.for_backend(experiment, backend, args.file)
     experiment = decision.experiment
     capabilities.check_stack_variants(experiment, backend, str(args.file))
+    check_results_folder(args.out)  # made only for a run that will start
     progress = lambda s: print(f"{experiment.name} {s}", file=sys.stderr, flush=True)  # noqa: E731
     for note in (decision.note, clock.repetition_note(experiment)):
         if note:
