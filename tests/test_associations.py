@@ -171,3 +171,20 @@ def test_two_failed_associations_report_the_slowest_detection_and_failover() -> 
     b = {"detection_time_ms": 1480.0, "failover_time_ms": 190.0, "messages_sent": 2}
     run = metrics.across_associations({"a": a, "b": b}, [])
     assert (run["detection_time_ms"], run["failover_time_ms"], run["messages_sent"]) == (1480.0, 200.0, 3)
+
+
+def test_first_path_is_dealt_out_to_counted_associations(tmp_path: Path) -> None:
+    f = tmp_path / "x.yaml"
+    f.write_text(
+        "topology:\n  hosts: [a, b]\n  paths:\n    one: {between: [a, b]}\n    two: {between: [a, b]}\n"
+        "workloads:\n  - {name: src, count: 3, client: a, server: b, duration: 2s, first_path: [two, one]}\n"
+        "  - {name: fixed, client: a, server: b, duration: 2s, port: 6000, first_path: two}\n"
+        "  - {name: plain, client: a, server: b, duration: 2s, port: 7000}\n"
+    )
+    p = plan.build(spec.load(f), 1, "agent")
+    first = {a.name: [x.path for x in a.paths] for a in p.associations}
+    # the INIT's path (the client's first peer address) comes first; the rest keep the topology's order
+    assert first == {"src1": ["two", "one"], "src2": ["one", "two"], "src3": ["two", "one"],
+                     "fixed": ["two", "one"], "plain": ["one", "two"]}
+    client = next(pr for pr in p.processes if pr.role == "client" and pr.name.startswith("src2"))
+    assert client.argv[client.argv.index("--peer") + 1].startswith("198.18.0.")

@@ -145,3 +145,14 @@ def test_six_sources_have_their_own_telemetry_tag_and_report_line(sources: dict[
     html = page.read_text()
     assert all(f"<td>{name}</td><td>a → b</td>" in html for name in NAMES)
     assert "<h2>Offered load per path</h2>" in html
+
+
+def test_sources_dealt_first_paths_start_and_stay_on_them(tmp_path: Path) -> None:
+    """`first_path: [one, two]` deals the six sources out over the two paths: each one's INIT,
+    primary and every message on its own (no policy moves them), and the load split per path."""
+    run = _run(EXAMPLES / "sources.yaml", tmp_path, "--set", "workloads.0.duration=2s", "--set", "workloads.0.first_path=[one, two]")
+    messages = pq.read_table(run["dir"] / "messages.parquet").to_pylist()
+    paths = {name: {m["path"] for m in messages if m["association"] == name} for name in NAMES}
+    assert paths == {name: {("one", "two")[i % 2]} for i, name in enumerate(NAMES)}, paths
+    load = {row["path"]: row["sources"] for row in run["summary"]["load"]}
+    assert load == {"one": NAMES[0::2], "two": NAMES[1::2]}, load

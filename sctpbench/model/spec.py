@@ -265,6 +265,9 @@ class Workload(_Model):
         default=1, description="this many associations alike, named NAME1…NAMEn, server ports port…port+n-1")
     start_window: Annotated[Duration, Field(ge=0)] = Field(
         default=0, description="each association starts at start plus a seeded uniform draw in [0, this), per repetition")
+    first_path: Name | Annotated[list[Name], Field(min_length=1)] | None = Field(
+        default=None, description="the path the association starts on (its INIT's, the first primary); with count, a "
+        "list is dealt out in turn (NAME1 the first, NAME2 the second, …); unset: the topology's first path joining its hosts")
     policy: str = Field(
         default="static", description="the client's path-selection policy, NAME[:KEY=VALUE,...]: static (the stack "
         "alone), delay-centric, predictive, rtt-ratio or signal (with signal:; workloads/agent/RECORDS.md), e.g. "
@@ -317,9 +320,11 @@ class Workload(_Model):
 
     def copies(self) -> list[Workload]:
         """`count: N` as N associations NAME1…NAMEn on ports port…port+n-1; one as itself."""
+        first = self.first_path if isinstance(self.first_path, list) else [self.first_path]
         if self.count == 1:
-            return [self]
-        return [self.model_copy(update={"name": f"{self.name}{i}", "port": self.port + i - 1, "count": 1})
+            return [self if not isinstance(self.first_path, list) else self.model_copy(update={"first_path": first[0]})]
+        return [self.model_copy(update={"name": f"{self.name}{i}", "port": self.port + i - 1, "count": 1,
+                                        "first_path": first[(i - 1) % len(first)]})
                 for i in range(1, self.count + 1)]
 
 
@@ -444,9 +449,12 @@ class Experiment(_Model):
         return self.sctp.model_copy(update=own)
 
     def paths_of(self, association: Workload) -> list[str]:
-        """The paths joining the association's two hosts, in the topology's order."""
+        """The paths joining the association's two hosts, in the topology's order but its
+        `first_path` first (the one its INIT takes)."""
         ends = {association.client, association.server}
-        return [name for name, path in self.topology.paths.items() if set(path.between) == ends]
+        joining = [name for name, path in self.topology.paths.items() if set(path.between) == ends]
+        first = association.first_path[0] if isinstance(association.first_path, list) else association.first_path
+        return sorted(joining, key=lambda name: name != first)
 
     @property
     def end_ns(self) -> int:
@@ -964,6 +972,9 @@ def _check_associations(exp: Experiment, source: Source, fail: Any) -> list[str]
         joining = exp.paths_of(a)
         if not joining:
             fail(loc, f"no path joins {a.client} and {a.server}")
+        if a.first_path is not None and a.first_path not in joining:
+            fail(loc + ("first_path",), f"{a.first_path!r} does not join {a.client} and {a.server}; "
+                                        f"allowed: {', '.join(joining)}")
         placed += [n for n in joining if n not in placed]
         # Two servers listening on one host and port would be one socket; clients take ephemeral ports.
         if (a.server, a.port) in servers:

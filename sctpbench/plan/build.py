@@ -288,7 +288,8 @@ def _association(experiment: Any, a: Any, links: list[Any], start_offset: int,
                          "frames": len({m.frame for m in messages or []})}
     workload |= _offered(a, messages)
     return Association(
-        name=name, client=a.client, server=a.server, paths=association_paths(links, a.client, a.server),
+        name=name, client=a.client, server=a.server,
+        paths=sorted(association_paths(links, a.client, a.server), key=lambda p: p.path != a.first_path),
         workload=workload,
         schedule=f"schedules/{name}.sched" if messages is not None else None,
         sctp=requested_sctp(experiment.association_sctp(a)),
@@ -369,7 +370,7 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
 # A workload's keys newer than run ids (name and sctp older than workloads:), with the value
 # that leaves them out of the id.
 NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None, "mix": None, "count": 1, "start_window": 0,
-                                       "policy": "static", "signal": None}
+                                       "policy": "static", "signal": None, "first_path": None}
 
 
 def _unset_keys(workload: Any) -> set[str]:
