@@ -8,15 +8,14 @@ over the target path while the primary stays.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from guest_run import run_experiment
 
 from sctpbench.collectors import records
 
@@ -48,14 +47,8 @@ def built() -> None:
 
 
 def _run(tmp_path: Path, policy: str, points: str) -> tuple[records.Records, list[dict[str, Any]], list[dict[str, Any]]]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    experiment = tmp_path / "signal.yaml"
-    experiment.write_text(EXPERIMENT.replace("POLICY", policy).replace("POINTS", points))
-    env = os.environ | {"SCTPBENCH_AGENT": str(AGENT)}
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(tmp_path / "out")],
-                       capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr + r.stdout
-    run_dir = Path(json.loads(r.stdout)["runs"][0]["directory"])
+    run_dir = run_experiment(tmp_path, EXPERIMENT.replace("POLICY", policy).replace("POINTS", points), "signal",
+                             os.environ | {"SCTPBENCH_AGENT": str(AGENT)})
     return (records.read(run_dir / "records/main.client.rec"), pq.read_table(run_dir / "messages.parquet").to_pylist(),
             pq.read_table(run_dir / "path_events.parquet").to_pylist())
 

@@ -287,9 +287,10 @@ def _association(experiment: Any, a: Any, links: list[Any], start_offset: int,
             workload |= {"trace": a.video.trace, "deadline_ns": a.video.deadline,
                          "frames": len({m.frame for m in messages or []})}
     workload |= _offered(a, messages)
+    order = experiment.paths_of(a)  # its first_path first: the spec's one rule
     return Association(
         name=name, client=a.client, server=a.server,
-        paths=sorted(association_paths(links, a.client, a.server), key=lambda p: p.path != a.first_path),
+        paths=sorted(association_paths(links, a.client, a.server), key=lambda p: order.index(p.path)),
         workload=workload,
         schedule=f"schedules/{name}.sched" if messages is not None else None,
         sctp=requested_sctp(experiment.association_sctp(a)),
