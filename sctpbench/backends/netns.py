@@ -183,10 +183,16 @@ class NetnsBackend:
         if self.plan.traffic:
             (self.run_dir / "traffic").mkdir(exist_ok=True)
         self.report("building the network")
-        for group in _batches(netns_render.setup(self.plan)):
+        for group in _batches(self.setup_commands()):
             self._execute(group)
         self._write_json("kernel.json", self._read_back())
         self._write_json("versions.json", self._versions())
+
+    def setup_commands(self) -> list[NsCommand]:
+        """The commands that build the network, in order: here namespaces and veth pairs in
+        this kernel; a backend that makes hosts and wires its own way (Mininet, machines
+        provisioned by Ansible) gives its own list."""
+        return netns_render.setup(self.plan)
 
     def _execute(self, group: list[NsCommand]) -> None:
         first = group[0]
@@ -493,8 +499,13 @@ def _kernel_hz() -> int | None:
 
 def run_plan(plan: Plan, run_dir: Path, report: Report, modprobe_root: str | None = None) -> None:
     """Build, run and always tear down; backend.json says how it ended."""
+    run_backend(NetnsBackend(plan, run_dir, report, modprobe_root))
+
+
+def run_backend(backend: NetnsBackend) -> None:
+    """Build, run and always tear down this backend (or one built on it); backend.json says how it ended."""
     _open_files_to_the_hard_limit()
-    backend = NetnsBackend(plan, run_dir, report, modprobe_root)
+    run_dir = backend.run_dir
     status: dict[str, object] = {"ok": False, "error": None}
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:

@@ -79,14 +79,18 @@ def _check_paths(paths: list[Path]) -> None:
             raise BackendError(f"uml backend: {path}: the guest's command line cannot carry a path with spaces, commas or colons")
 
 
+# What runs the plan inside the guest: the netns backend (guest.py) unless a backend built on it says otherwise.
+GUEST_ENTRY = "sctpbench.backends.guest"
+
+
 def command(kernel: uml_kernel.Kernel, clock: list[str], run_dir: Path, umid: str, uml_dir: Path,
-            expose: list[Path]) -> list[str]:
+            expose: list[Path], entry: str = GUEST_ENTRY) -> list[str]:
     assert kernel.modules is not None
     return [
         str(kernel.binary), f"mem={GUEST_MEMORY}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
         f"init={INIT}", "con=null", "con0=fd:0,fd:1", f"umid={umid}", f"uml_dir={uml_dir}", "quiet", *clock,
         f"SB_RUN={run_dir}", f"SB_PYTHON={sys.executable}", f"SB_EXPOSE={':'.join(map(str, expose))}",
-        f"SB_MODULES={kernel.modules}",
+        f"SB_MODULES={kernel.modules}", f"SB_ENTRY={entry}",
     ]
 
 
@@ -103,8 +107,8 @@ def wall_offset_ns(plan: Plan) -> int:
     return plan.end_ns + plan.drain_timeout_ns
 
 
-def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
-    """Boot the guest on the plan already written to run_dir/plan.json; raise on failure."""
+def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: str = GUEST_ENTRY) -> None:
+    """Boot the guest on the plan already written to run_dir/plan.json, run `entry` inside; raise on failure."""
     kernel, why = uml_kernel.find(need_time_travel=plan.clock != "real")
     if kernel is None:
         raise BackendError(f"uml backend unavailable: {why}")
@@ -119,7 +123,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None]) -> None:
     socket_path = uml_dir / "calendar.sock"
     start = time.time_ns() - wall_offset_ns(plan)
     clock = [word.format(socket=socket_path, start=start) for word in TIME_TRAVEL[plan.clock]]
-    argv = command(kernel, clock, run_dir, umid, uml_dir, expose)
+    argv = command(kernel, clock, run_dir, umid, uml_dir, expose, entry)
     facts = guest_facts(kernel, argv, plan.clock)
     (run_dir / "guest.json").write_text(json.dumps(facts, indent=2) + "\n")
     # The guest connects while parsing its command line: the calendar must listen first.

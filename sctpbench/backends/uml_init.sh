@@ -3,7 +3,8 @@
 # writable places get tmpfs, the run folder is the host's own, mounted read-write.
 # Environment from the kernel command line: SB_RUN (run folder), SB_PYTHON (interpreter),
 # SB_EXPOSE (colon-separated host folders under the tmpfs places, mounted back read-only),
-# SB_MODULES (the kernel's modules folder, or a folder with only its modules.builtin).
+# SB_MODULES (the kernel's modules folder, or a folder with only its modules.builtin),
+# SB_ENTRY (the module that runs the plan inside: the netns backend's, or another built on it).
 # The wall clock is the kernel's to set (uml.TIME_TRAVEL): work here costs virtual time.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PYTHONDONTWRITEBYTECODE=1 LC_ALL=C.UTF-8
@@ -49,6 +50,6 @@ ip link set lo up
 # From the project root this script is in, `-m` imports that tree's sctpbench, the one
 # the host runs, not whichever the interpreter's install points at (another clone's).
 cd "$(dirname "$0")/../.." || echo "SB-ERROR cannot enter the project folder of $0"
-"$SB_PYTHON" -m sctpbench.backends.guest "$SB_RUN" --modprobe-root /run/modroot
+"$SB_PYTHON" -m "${SB_ENTRY:-sctpbench.backends.guest}" "$SB_RUN" --modprobe-root /run/modroot
 echo "SB-EXIT $?"
 halt
