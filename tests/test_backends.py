@@ -62,7 +62,8 @@ def _plan() -> Plan:
 
 
 def test_the_registry_lists_exactly_the_backends_in_auto_order() -> None:
-    assert registry.names() == ("netns", "uml")
+    assert registry.names() == ("netns", "uml", "ansible")
+    assert registry.AUTO == ("netns", "uml")  # ansible (other machines) runs only when asked for
 
 
 @pytest.mark.parametrize("name", registry.names())
@@ -94,7 +95,7 @@ def _backend_choices(parser: argparse.ArgumentParser, *path: str) -> list[str]:
 def test_backend_choices_of_every_command_come_from_the_registry() -> None:
     parser = cli._parser()
     for path in (("run",), ("plan",), ("check",), ("campaign", "run")):
-        assert _backend_choices(parser, *path) == ["auto", "netns", "uml", "toy"], path
+        assert _backend_choices(parser, *path) == ["auto", "netns", "uml", "ansible", "toy"], path
 
 
 @pytest.mark.usefixtures("with_toy")
