@@ -1,5 +1,5 @@
 """The `sctpbench` command: run, plan, check, verify, trace, campaign, report, push,
-influx, dashboards, schema.
+influx, dashboards, schema, lab.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
 was built, also a results folder that cannot be written), 130 interrupted (Ctrl-C), 143
@@ -94,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--png", type=Path, metavar="DIR", help="also write every figure as a PNG into DIR")
     from sctpbench.campaign import command as campaign_command
     campaign_command.add_parser(sub)
+    from sctpbench.lab import command as lab_command
+    lab_command.add_parser(sub)
     schema = sub.add_parser("schema", help="print the JSON Schema of experiment, campaign or topology files (for editors)")
     schema.add_argument("kind", nargs="?", choices=["experiment", "campaign", "topology"], default="experiment")
     return parser
@@ -485,6 +487,12 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     return campaign_command.main(args)
 
 
+def cmd_lab(args: argparse.Namespace) -> int:
+    from sctpbench.lab import command as lab_command
+
+    return lab_command.main(args)
+
+
 def _fmt(value: Any, unit: str = "") -> str:
     if value is None:
         return "-"
@@ -638,7 +646,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify,
                 "push": cmd_push, "influx": cmd_influx, "dashboards": cmd_dashboards, "report": cmd_report,
-                "campaign": cmd_campaign, "schema": cmd_schema}
+                "campaign": cmd_campaign, "schema": cmd_schema, "lab": cmd_lab}
     try:
         return handlers[args.command](args)
     except SpecError as e:
