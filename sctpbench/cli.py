@@ -1,5 +1,5 @@
 """The `sctpbench` command: run, plan, check, verify, trace, campaign, report, push,
-influx, dashboards, schema, hosts.
+influx, dashboards, schema, hosts, lab.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
 was built, also a results folder that cannot be written), 130 interrupted (Ctrl-C), 143
@@ -99,6 +99,8 @@ def _parser() -> argparse.ArgumentParser:
     hosts.add_argument("action", choices=["clean"])
     hosts.add_argument("--inventory", type=Path, help="default: $SCTPBENCH_INVENTORY, else ./inventory.yaml")
     hosts.add_argument("--check", action="store_true", help="only say which machines have something left (exit 1 if any)")
+    from sctpbench.lab import command as lab_command
+    lab_command.add_parser(sub)
     schema = sub.add_parser("schema", help="print the JSON Schema of experiment, campaign or topology files (for editors)")
     schema.add_argument("kind", nargs="?", choices=["experiment", "campaign", "topology"], default="experiment")
     return parser
@@ -492,6 +494,12 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     return campaign_command.main(args)
 
 
+def cmd_lab(args: argparse.Namespace) -> int:
+    from sctpbench.lab import command as lab_command
+
+    return lab_command.main(args)
+
+
 def _fmt(value: Any, unit: str = "") -> str:
     if value is None:
         return "-"
@@ -662,7 +670,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[inventory.ENV] = str(args.inventory.resolve())
     handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify,
                 "push": cmd_push, "influx": cmd_influx, "dashboards": cmd_dashboards, "report": cmd_report,
-                "campaign": cmd_campaign, "schema": cmd_schema, "hosts": cmd_hosts}
+                "campaign": cmd_campaign, "schema": cmd_schema, "hosts": cmd_hosts, "lab": cmd_lab}
     try:
         return handlers[args.command](args)
     except SpecError as e:

@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("telemetry",),      # InfluxDB
     ("orchestration",),  # runner, calibration, clocks, capabilities
     ("outputs", "dashboards"),
-    ("campaign",),
+    ("campaign", "lab"),  # lab: guests for the ansible backend, from a plan
     ("fileschema", "cli"),
 )
 

@@ -1,0 +1,70 @@
+#!/bin/bash
+# PID 1 of a lab guest: one machine of the lab, reached over SSH (lab/guests.py boots it).
+# The host's filesystem is the (read-only) root; writable places get tmpfs. Unlike the uml
+# backend's guest (backends/uml_init.sh) it runs no plan: it serves SSH until it is killed,
+# and whoever drives it over SSH (the ansible backend) sets up the rest, ip_forward included.
+# Environment from the kernel command line: SB_LAB_HOST (the plan's host name, made the
+# hostname), SB_LAB_ADDRESS (eth0's address/prefix on the management network), SB_LAB_SSH
+# (the host folder with the lab's host key and authorized_keys), SB_LAB_HOME (root's home,
+# given a tmpfs: a writable home as on a fresh machine, without the host's shell start-up
+# files, which take seconds in a guest and would on every SSH command), SB_EXPOSE
+# (colon-separated host folders under those tmpfs, mounted back read-only), SB_MODULES (the
+# kernel's modules folder, or a folder with only its modules.builtin).
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C.UTF-8
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tmpfs tmpfs /run
+# Copied before tmpfs hides /tmp and /var/tmp, where the lab's folder may be (lab/state.py refuses one under /run).
+mkdir -p -m 0700 /run/ssh /run/sshd
+cp "$SB_LAB_SSH/ssh_host_ed25519_key" "$SB_LAB_SSH/authorized_keys" /run/ssh/ || echo "SB-LAB-ERROR cannot read the lab's keys in $SB_LAB_SSH"
+chmod 0600 /run/ssh/ssh_host_ed25519_key
+# modprobe looks in <root>/lib/modules/<release>: give it a root of its own (see backends/uml_init.sh).
+release=$(uname -r)
+mkdir -p /run/netns "/run/modroot/lib/modules/$release"
+if [ -d "$SB_MODULES/kernel" ]; then
+    rmdir "/run/modroot/lib/modules/$release" && ln -s "$SB_MODULES" "/run/modroot/lib/modules/$release"
+else
+    cp "$SB_MODULES/modules.builtin" "/run/modroot/lib/modules/$release/"
+    touch "/run/modroot/lib/modules/$release/modules.order" "/run/modroot/lib/modules/$release/modules.builtin.modinfo"
+    depmod -b /run/modroot "$release" || echo "SB-LAB-ERROR depmod failed"
+fi
+printf '#!/bin/sh\nexec /sbin/modprobe -d /run/modroot "$@"\n' > /run/modprobe
+chmod +x /run/modprobe
+echo /run/modprobe > /proc/sys/kernel/modprobe
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+[ -n "$SB_LAB_HOME" ] && [ "$SB_LAB_HOME" != / ] && mount -t tmpfs -o mode=0700 tmpfs "$SB_LAB_HOME"
+IFS=: read -ra expose <<< "$SB_EXPOSE"
+for dir in "${expose[@]}"; do
+    mkdir -p "$dir" && mount -t hostfs -o "ro,$dir" none "$dir" || echo "SB-LAB-ERROR cannot mount $dir"
+done
+# Ansible's multiprocessing needs POSIX shared memory; sessions with a terminal need ptys.
+# /dev is the guest's own devtmpfs (CONFIG_DEVTMPFS_MOUNT), without these folders.
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm || echo "SB-LAB-ERROR cannot mount /dev/shm"
+mount -t devpts -o ptmxmode=0666 devpts /dev/pts 2>/dev/null
+hostname "$SB_LAB_HOST"
+ip link set lo up
+ip addr add "$SB_LAB_ADDRESS" dev eth0 && ip link set eth0 up || echo "SB-LAB-ERROR cannot configure eth0"
+/usr/sbin/sshd -D -o UsePAM=no -o StrictModes=no -o AuthorizedKeysFile=/run/ssh/authorized_keys \
+    -o PermitRootLogin=prohibit-password -o PasswordAuthentication=no -o UseDNS=no \
+    -o PidFile=/run/sshd.pid -h /run/ssh/ssh_host_ed25519_key -E /run/ssh/sshd.log &
+# Ready once sshd listens on port 22 (0016, state 0A in /proc/net/tcp), not when it was started.
+for _ in $(seq 200); do
+    grep -q ':0016 00000000:0000 0A' /proc/net/tcp && break
+    kill -0 $! 2>/dev/null || break
+    sleep 0.05
+done
+if grep -q ':0016 00000000:0000 0A' /proc/net/tcp; then
+    echo "SB-LAB-READY $SB_LAB_HOST"
+else
+    echo "SB-LAB-ERROR sshd does not listen:"
+    cat /run/ssh/sshd.log
+fi
+# PID 1 must not exit (the kernel would panic); bash reaps the orphans sessions leave.
+while :; do
+    sleep 3600 &
+    wait $!
+done
