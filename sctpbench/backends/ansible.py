@@ -34,7 +34,7 @@ from sctpbench.backends import clocksync, hostpart, inventory, netns_render
 from sctpbench.backends.base import Check, Report, installed_version
 from sctpbench.backends.inventory import Inventory
 from sctpbench.model.errors import BackendError, SpecError
-from sctpbench.plan.data import Plan
+from sctpbench.plan.data import Plan, Process
 
 PACKAGE = Path(__file__).resolve().parents[1]
 PLAYBOOKS = PACKAGE.parent / "playbooks"
@@ -85,7 +85,8 @@ def parts(plan: Plan, inv: Inventory, bundle_id: str) -> dict[str, hostpart.Part
     return out
 
 
-def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, hostpart.Part] | None) -> dict[str, Any]:
+def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, hostpart.Part] | None,
+                      plan_processes: Sequence[Process] = ()) -> dict[str, Any]:
     """The inventory as Ansible reads it (YAML/JSON), each host with its connection and share."""
     machines: dict[str, Any] = {}
     for host in hosts:
@@ -99,6 +100,7 @@ def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, ho
             entry["ansible_ssh_private_key_file"] = m.identity
         if shares is not None:
             entry["sb_part"] = shares[host].__dict__
+            entry["sb_has_agents"] = any(p.host == host and p.role in hostpart.AGENT_ROLES for p in plan_processes)
         machines[host] = entry
     return {"all": {"hosts": machines}}
 
@@ -116,7 +118,8 @@ class Playbooks:
         self.bundle, self.bundle_id = bundle(agent, data_dir)
         shares = parts(plan, inv, self.bundle_id) if plan else None
         (data_dir / "inventory").mkdir(exist_ok=True)
-        (data_dir / "inventory" / "hosts.json").write_text(json.dumps(ansible_inventory(inv, hosts, shares), indent=2))
+        machines = ansible_inventory(inv, hosts, shares, plan.processes if plan else ())
+        (data_dir / "inventory" / "hosts.json").write_text(json.dumps(machines, indent=2))
         self.extravars: dict[str, Any] = {"sb_workdir": inv.workdir, "sb_bundle": str(self.bundle),
                                           "sb_bundle_id": self.bundle_id, "sb_agent_version": agent_version(agent)}
 

@@ -40,7 +40,10 @@ from sctpbench.plan.data import Plan, Process, TimedAction
 CLIENT_DELAY_NS = 3_000_000_000
 # t0 after the start: every client has brought its association up.
 T0_DELAY_NS = 6_000_000_000
+# How long a server may take to see its association end after its client is done (netns.py: 10 s).
+SERVER_GRACE_NS = 10_000_000_000
 ALIAS_PREFIX = "sctpbench:"  # an adopted interface's alias: its name on the machine
+DONE = "done"  # the file run.yml puts in a machine's run folder once every endpoint machine is done
 AGENT_ROLES = ("server", "client")
 SERVER_ROLES = ("server", "capture", "traffic-server")
 
@@ -174,6 +177,26 @@ class HostPart(netns.NetnsBackend):
 
     def realtime_of(self, t: int) -> int:
         return t
+
+    def _wait_agents(self, t0: int) -> None:
+        """A server whose client is on another machine ends when that client is done: wait as
+        long as the client may take, then as long as a server may after its client. A machine
+        without agents (the emulator) carries the others' traffic until they are all done."""
+        super()._wait_agents(t0)  # the clients here, and servers whose client was here
+        deadline_ns = t0 + self.plan.end_ns + self.plan.drain_timeout_ns + 10_000_000_000 + SERVER_GRACE_NS
+        if not any(p.host in self.share.hosts and p.role in AGENT_ROLES for p in self.plan.processes):
+            self._hold(deadline_ns)
+        for assoc in self.plan.associations:
+            server = self.agents.get(assoc.server_agent)
+            if server is not None and assoc.client_agent not in self.agents and server.proc.poll() is None:
+                self._wait_exit(server, max((deadline_ns - self.now()) / 1e9, 1.0), f"the server agent {server.name}",
+                                "did not see the association end")
+
+    def _hold(self, deadline_ns: int) -> None:
+        """Until run.yml says every endpoint is done (the file `done` in the run folder), or the
+        latest they could be: an emulator torn down early would cut the paths under them."""
+        while self.now() < deadline_ns and not (self.run_dir / DONE).exists():
+            time.sleep(0.2)
 
     def teardown(self) -> None:
         for agent in self.agents.values():
