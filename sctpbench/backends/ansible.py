@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -126,13 +127,24 @@ class Playbooks:
     def run(self, playbook: str, extravars: dict[str, Any] | None = None, check: bool = False) -> Any:
         import ansible_runner  # noqa: PLC0415 - heavy, and only this backend needs it
 
-        r = ansible_runner.run(
+        # In a thread, so that Ctrl-C here ends ansible-playbook too (the runner kills it once
+        # cancelled) instead of leaving it running beside the clean-up.
+        cancelled = threading.Event()
+        thread, r = ansible_runner.run_async(
             private_data_dir=str(self.data_dir), playbook=str(PLAYBOOKS / playbook),
             inventory=str(self.data_dir / "inventory" / "hosts.json"), extravars=self.extravars | (extravars or {}),
             envvars={"ANSIBLE_PIPELINING": "True", "ANSIBLE_SSH_TRANSFER_METHOD": "piped", "ANSIBLE_HOST_KEY_CHECKING": "False",
                      "ANSIBLE_FORKS": "16", "ANSIBLE_NOCOLOR": "True"},
             cmdline="--check --diff" if check else None, quiet=True, ident=playbook.removesuffix(".yml") + ("-check" if check else ""),
+            cancel_callback=cancelled.is_set,
         )
+        try:
+            while thread.is_alive():
+                thread.join(0.5)
+        except BaseException:
+            cancelled.set()
+            thread.join(30)
+            raise
         return r
 
 
@@ -261,6 +273,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
                                               "sb_results": str(data_dir / "results")})
         facts["run_s"] = round(time.monotonic() - started, 1)
         status = merge(run_dir, data_dir / "results", plan)
+        shutil.rmtree(data_dir / "results")  # merged into the run folder; ansible-runner's logs stay
         if not status["ok"]:
             raise BackendError(status["error"] or "the run failed: " + "; ".join(failures(r) or [r.status]))
     finally:
@@ -269,6 +282,8 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
         facts["clean_s"] = round(time.monotonic() - started, 1)
         facts["clean"] = r.status
         (run_dir / "ansible.json").write_text(json.dumps(facts, indent=2) + "\n")
+        for sent in (books.bundle, Path(run_vars["sb_run_files"])):  # copies of what the run folder has
+            sent.unlink(missing_ok=True)
 
 
 def clean(inv: Inventory, agent: Path, check: bool, data_dir: Path) -> dict[str, int]:

@@ -119,8 +119,12 @@ def _remove(found: Found, workdir: Path) -> None:
             except (ProcessLookupError, ValueError):
                 pass
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-    for run in found.runs:
-        shutil.rmtree(workdir / "runs" / run, ignore_errors=True)
+    for run in found.runs:  # a run's folder, or the tarball of what it measured
+        path = workdir / "runs" / run
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def main(argv: list[str] | None = None) -> int:
