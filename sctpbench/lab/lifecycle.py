@@ -103,9 +103,9 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
         layout = from_plan(plan)
     except LayoutError as e:
         raise LabError(f"{experiment}: {e}") from None
-    kernel = _kernel(layout)
     folder.mkdir(parents=True, exist_ok=True)
     _refuse_running(folder)
+    kernel = _kernel(layout)
     (folder / state.LOGS).mkdir(exist_ok=True)
     lab = _new_state(folder, experiment_path, layout, kernel)
     state.write(folder, lab)
