@@ -223,14 +223,17 @@ def test_up_refuses_a_folder_whose_lab_runs_before_building_anything(tmp_path: P
 
 def test_down_ends_a_half_made_lab_and_is_safe_twice(tmp_path: Path) -> None:
     guest = start_marked(tmp_path, "umid=sblab-0123abcd-client")
+    start_marked(tmp_path, "umid=sblab-0123abcd-server")  # started, but `up` died before writing its pid down
     half = sample_state(tmp_path)
     half.guests[0].pid = guest
+    half.guests.append(dataclasses.replace(half.guests[0], host="server", umid="sblab-0123abcd-server", pid=None))
     half.switches[0].pid = None  # up died before starting it
     (tmp_path / "sw-0.ctl").write_text("")
     state.write(tmp_path, half)
     r = sctpbench("lab", "down", "--dir", str(tmp_path))
     assert r.returncode == 0 and "ended" in r.stdout
     assert not processes.marked(processes.word("umid=sblab-0123abcd-client"))
+    assert not processes.marked(processes.word("umid=sblab-0123abcd-server"))
     assert not (tmp_path / "sw-0.ctl").exists() and state.read(tmp_path) is None
     r = sctpbench("lab", "down", "--dir", str(tmp_path))
     assert r.returncode == 0 and r.stdout.strip() == f"no lab in {tmp_path}"

@@ -156,6 +156,9 @@ def teardown(lab: LabState) -> None:
     folder = Path(lab.directory)
     processes.end_groups([(g.pid, _mark(g)) for g in lab.guests])
     processes.end_groups([(s.pid, _mark(s)) for s in lab.switches])
+    pieces: list[GuestState | SwitchState] = [*lab.guests, *lab.switches]
+    for piece in pieces:
+        processes.kill_marked(_mark(piece))
     network.delete(lab.netns)
     for s in lab.switches:
         Path(s.ctl).unlink(missing_ok=True)

@@ -69,6 +69,14 @@ def end_groups(targets: list[tuple[int | None, str]]) -> None:
         _reap(leader)
 
 
+def kill_marked(mark: str) -> None:
+    """SIGKILL whatever still carries `mark`: a process started by an `up` killed before it
+    could write its pid down, or a helper that left its group."""
+    for pid in marked(mark):
+        _signal(pid, signal.SIGKILL)
+        _reap(pid)
+
+
 def _signal_group(pid: int, sig: signal.Signals) -> None:
     try:
         os.killpg(pid, sig)
