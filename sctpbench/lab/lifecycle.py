@@ -121,7 +121,7 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
         (folder / state.INVENTORY_FILE).write_text(inventory.render(machines, folder, str(experiment)))
         _probe_ssh(lab, machines)
     except BaseException:
-        teardown(lab)
+        _teardown_after_failure(lab, say)
         raise
     lab.status = "up"
     state.write(folder, lab)
@@ -159,11 +159,19 @@ def teardown(lab: LabState) -> None:
     pieces: list[GuestState | SwitchState] = [*lab.guests, *lab.switches]
     for piece in pieces:
         processes.kill_marked(_mark(piece))
-    network.delete(lab.netns)
     for s in lab.switches:
         Path(s.ctl).unlink(missing_ok=True)
     shutil.rmtree(folder / state.UML_DIR, ignore_errors=True)
+    network.delete(lab.netns)  # raises when it cannot: lab.json then stays, for another `down`
     state.forget(folder)
+
+
+def _teardown_after_failure(lab: LabState, say: Report) -> None:
+    """Tear down after a failed `up` without hiding why it failed."""
+    try:
+        teardown(lab)
+    except LabError as e:
+        say(f"teardown incomplete ({e}): run `sctpbench lab down --dir {lab.directory}` again")
 
 
 def _kernel(layout: Layout) -> uml_kernel.Kernel:
