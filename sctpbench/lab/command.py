@@ -1,7 +1,7 @@
 """`sctpbench lab up|down|status`: argument handling and output, for cli.py.
 
-Exit status: 0 done (status: a lab runs), 1 the lab failed to start (status: none runs),
-2 bad input or a folder whose lab already runs.
+Exit status: 0 done (status: a lab runs), 1 the lab failed to start or could not be
+ended completely (status: none runs), 2 bad input or a folder whose lab already runs.
 """
 
 from __future__ import annotations
@@ -57,8 +57,12 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 def cmd_down(args: argparse.Namespace) -> int:
     started = time.monotonic()
-    with stops.stoppable():
-        ended = lifecycle.down(args.dir)
+    try:
+        with stops.stoppable():  # a second signal cannot cut the teardown short
+            ended = lifecycle.down(args.dir)
+    except LabError as e:
+        print(f"sctpbench: {e}", file=sys.stderr)
+        return EXIT_FAILED
     print(f"lab in {args.dir} ended in {time.monotonic() - started:.1f} s" if ended else f"no lab in {args.dir}")
     return EXIT_OK
 

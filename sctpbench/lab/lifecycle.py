@@ -103,9 +103,9 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
         layout = from_plan(plan)
     except LayoutError as e:
         raise LabError(f"{experiment}: {e}") from None
-    kernel = _kernel(layout)
     folder.mkdir(parents=True, exist_ok=True)
     _refuse_running(folder)
+    kernel = _kernel(layout)
     (folder / state.LOGS).mkdir(exist_ok=True)
     lab = _new_state(folder, experiment_path, layout, kernel)
     state.write(folder, lab)
@@ -121,7 +121,7 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
         (folder / state.INVENTORY_FILE).write_text(inventory.render(machines, folder, str(experiment)))
         _probe_ssh(lab, machines)
     except BaseException:
-        teardown(lab)
+        _teardown_after_failure(lab, say)
         raise
     lab.status = "up"
     state.write(folder, lab)
@@ -156,11 +156,22 @@ def teardown(lab: LabState) -> None:
     folder = Path(lab.directory)
     processes.end_groups([(g.pid, _mark(g)) for g in lab.guests])
     processes.end_groups([(s.pid, _mark(s)) for s in lab.switches])
-    network.delete(lab.netns)
+    pieces: list[GuestState | SwitchState] = [*lab.guests, *lab.switches]
+    for piece in pieces:
+        processes.kill_marked(_mark(piece))
     for s in lab.switches:
         Path(s.ctl).unlink(missing_ok=True)
     shutil.rmtree(folder / state.UML_DIR, ignore_errors=True)
+    network.delete(lab.netns)  # raises when it cannot: lab.json then stays, for another `down`
     state.forget(folder)
+
+
+def _teardown_after_failure(lab: LabState, say: Report) -> None:
+    """Tear down after a failed `up` without hiding why it failed."""
+    try:
+        teardown(lab)
+    except LabError as e:
+        say(f"teardown incomplete ({e}): run `sctpbench lab down --dir {lab.directory}` again")
 
 
 def _kernel(layout: Layout) -> uml_kernel.Kernel:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 TERM_GRACE_S = 3.0
 KILL_GRACE_S = 5.0
+EXEC_WAIT_S = 2.0
 
 
 def start_detached(argv: list[str], log: Path) -> int:
@@ -24,6 +25,11 @@ def start_detached(argv: list[str], log: Path) -> int:
     with open(log, "ab") as out:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True, close_fds=True)
+    # Just after exec /proc shows an empty command line for a moment: wait until it shows
+    # the program's, so that whoever checks the mark next does not take it for gone.
+    deadline = time.monotonic() + EXEC_WAIT_S
+    while not command_line(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
     return proc.pid
 
 
@@ -61,6 +67,14 @@ def end_groups(targets: list[tuple[int | None, str]]) -> None:
         for member in _group_members(leader, mark):
             _signal(member, signal.SIGKILL)
         _reap(leader)
+
+
+def kill_marked(mark: str) -> None:
+    """SIGKILL whatever still carries `mark`: a process started by an `up` killed before it
+    could write its pid down, or a helper that left its group."""
+    for pid in marked(mark):
+        _signal(pid, signal.SIGKILL)
+        _reap(pid)
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
