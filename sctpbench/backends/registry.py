@@ -9,11 +9,12 @@ everywhere else. A new backend is a module beside this one and a line here.
 from __future__ import annotations
 
 from sctpbench.backends.base import Backend
+from sctpbench.backends.mininet import Mininet
 from sctpbench.backends.netns import Netns
 from sctpbench.backends.uml import Uml
 from sctpbench.model.errors import BackendError
 
-BACKENDS: tuple[Backend, ...] = (Netns(), Uml())
+BACKENDS: tuple[Backend, ...] = (Netns(), Uml(), Mininet())
 
 
 def names() -> tuple[str, ...]:
