@@ -104,6 +104,8 @@ class MininetBackend(NetnsBackend):
         except Exception as e:  # Mininet raises plain exceptions (a failed `ip link add`, a dead shell)
             raise BackendError(f"mininet: {type(e).__name__}: {e}") from e
         self.record["build_s"] = round(time.monotonic() - started, 3)
+        # The same survey as after teardown, while everything is there: it sees what it looks for.
+        self.record["present_after_build"] = self._survey()
         self._write_json(RECORD, self.record)
         super().build()
 
@@ -165,8 +167,8 @@ class MininetBackend(NetnsBackend):
             subprocess.run(["sysctl", "-q", "-w", *self.restore_root], capture_output=True)
         if self.mounted_pts:
             subprocess.run(["umount", str(PTS)], capture_output=True)
-        self.record["teardown"] = {"errors": errors, **self._left_behind()}
-        self.record["teardown"]["clean"] = not any(self.record["teardown"].values())
+        left = {f"{kind}_left": found for kind, found in self._survey().items()}
+        self.record["teardown"] = {"errors": errors, **left, "clean": not errors and not any(left.values())}
         try:
             self._write_json(RECORD, self.record)
         except OSError:
@@ -183,16 +185,17 @@ class MininetBackend(NetnsBackend):
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        for name in self._links_left():
+        for name in self._links_present():
             subprocess.run(["ip", "link", "del", "dev", name], capture_output=True)
 
-    def _left_behind(self) -> dict[str, list[str]]:
+    def _survey(self) -> dict[str, list[str]]:
+        """This run's attached namespace names, bridges and ports, and host shells that exist now."""
         listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
         present = {line.split()[0] for line in listed.splitlines() if line.strip()}
-        return {"namespaces_left": sorted(present & set(self.attached)), "links_left": self._links_left(),
-                "shells_left": [str(pid) for pid in self._shells_alive()]}
+        return {"namespaces": sorted(present & set(self.attached)), "links": self._links_present(),
+                "shells": [str(pid) for pid in self._shells_alive()]}
 
-    def _links_left(self) -> list[str]:
+    def _links_present(self) -> list[str]:
         """The bridges and bridge ports (the guest's own namespace) that still exist."""
         ours = {b["name"] for b in self.record.get("bridges", [])} | {p for b in self.record.get("bridges", []) for p in b["ports"]}
         out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
