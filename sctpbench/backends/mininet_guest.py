@@ -19,7 +19,9 @@ tree (htb or tbf with netem under handles it picks) would sit where the plan's q
 and have other handles, and TCLink cannot change a delay at a planned instant. So the
 TCLinks get no shaping parameters (TCLink then adds no qdisc) and the plan's tc commands
 shape the hosts' interfaces exactly as on the netns backend: the two backends' results
-can be compared number for number.
+can be compared number for number. (TCLink still runs `ethtool -K <intf> gro off tx on rx
+on` on each interface; ethtool is not installed on this project's machines, so that does
+nothing here.)
 
 Mininet is Debian's package, installed for /usr/bin/python3 under
 /usr/lib/python3/dist-packages, which the project's virtual environment does not see:
