@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +148,30 @@ def test_a_failed_run_tears_everything_down(tmp_path: Path) -> None:
     assert len(record["present_after_build"]["links"]) == 6
     assert record["teardown"]["clean"] is True
     assert not guests((_run_id(run_dir),))
+
+
+def test_ctrl_c_mid_run_ends_the_guest_with_its_network(tmp_path: Path) -> None:
+    """Paced, so that the run is still going when interrupted. The uml backend ends the guest
+    whole (uml.py: _kill), Mininet's network with it: no guest process may be left."""
+    proc = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "run", str(ROOT / "examples/failover.yaml"),
+                             "--backend", "mininet", "--set", "clock=paced", "--out", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr
+    deadline = time.monotonic() + 120
+    for line in proc.stderr:
+        if "association up" in line or time.monotonic() > deadline:
+            break
+    time.sleep(2.0)  # messages are flowing
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    run_dir = next(tmp_path.glob("failover-*/run-001"))
+    assert json.loads((run_dir / "backend.json").read_text())["error"] == "interrupted"
+    record = _mininet(run_dir)
+    assert len(record["present_after_build"]["shells"]) == 2  # interrupted with the network up
+    assert "teardown" not in record  # the guest did not outlive the interrupt to tear down itself
+    time.sleep(0.5)
+    assert not guests((_run_id(run_dir),), proc.pid)
 
 
 def test_no_guest_is_left_on_the_host(failover: dict[str, Path], link_faults: Path) -> None:
