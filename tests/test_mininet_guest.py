@@ -7,8 +7,10 @@ moments of the kernel's timer wheel (Mininet's build takes other virtual time), 
 rounds SCTP's timers up to that wheel's slots: with HZ=1000, 8 ms for the 200 and 400 ms
 RTOs, 64 ms for the 800 ms one. Measured: with t0 on another phase the detection time
 differed by 18.3 ms and the failover time by 2.3 ms; with t0 placed on the uml run's phase
-(mod 1.024 s, 50 µs apart) both agreed within 0.05 ms. So the comparison is exact (1 ms)
-when the phases agree and bounded by the slots the timers round to when they do not.
+(mod 1.024 s, 50 µs apart) both agreed within 0.05 ms, and with the netns backend's t0
+rounded up to a multiple of 1.024 s (tried, not committed) to the nanosecond. So the
+comparison is exact (1 ms) when the phases agree and bounded by the slots the timers round
+to when they do not.
 """
 
 from __future__ import annotations
