@@ -71,6 +71,11 @@ FILES: tuple[RunFile, ...] = (
     RunFile("guest.json", "the uml backend (uml.py: run_plan)",
             "the guest as booted: kernel, origin, release, config sha256, time travel, clock, scheduler, command "
             "line; at the end its wall time and, on the paced clock, the calendar's statistics", required=False),
+    RunFile("mininet.json", "the mininet backend (mininet_guest.py: MininetBackend)",
+            "the Mininet network as built: Mininet's version, hosts (with their shells' pids), bridges, links (host "
+            "interface and MAC, bridge port and MAC), the guest-wide sysctls it set, present_after_build (the namespaces, "
+            "bridges, ports and shells found once built); at the end `teardown`: errors, namespaces_left, links_left, "
+            "shells_left (the same survey: all empty when nothing was left) and clean", required=False),
     RunFile("console.log", "the uml backend (uml.py: run_plan)", "the guest's console", required=False),
     RunFile("guardian.log", "the uml guardian (uml_guardian.py)",
             "only when sctpbench died without tearing the guest down: what the guardian did", required=False),

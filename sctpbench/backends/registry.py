@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from sctpbench.backends.ansible import Ansible
 from sctpbench.backends.base import Backend
+from sctpbench.backends.mininet import Mininet
 from sctpbench.backends.netns import Netns
 from sctpbench.backends.uml import Uml
 from sctpbench.model.errors import BackendError
 
-BACKENDS: tuple[Backend, ...] = (Netns(), Uml(), Ansible())
+BACKENDS: tuple[Backend, ...] = (Netns(), Uml(), Mininet(), Ansible())
 AUTO: tuple[str, ...] = ("netns", "uml")
 
 
