@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends import ansible, hostpart, inventory, netns_render
+from sctpbench.backends import ansible, dummynet_render, hostpart, inventory, netns_render
 from sctpbench.model import spec
 from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.plan import build as planning
@@ -186,3 +186,27 @@ def test_a_machine_that_failed_or_sent_nothing_fails_the_run(tmp_path: Path) -> 
     status = ansible.merge(run, results, plan)
     assert status["ok"] is False
     assert status["error"] == "client: main.client did not print 'ready'; server: no results came back"
+
+
+def test_a_freebsd_emulator_gets_dummynet_pipes_printed_and_is_not_run(tmp_path: Path) -> None:
+    plan = _plan("topology.emulator=true")
+    lines = dummynet_render.render(plan, {"primary-a": "em1", "primary-b": "em2", "secondary-a": "em3", "secondary-b": "em4"})
+    assert "UNTESTED" in lines[0]
+    # forward (client → server) leaves the emulator toward the server: primary-b
+    assert "ipfw pipe 1 config bw 100000000bit/s delay 10ms queue 1000" in lines
+    assert "ipfw add 1001 pipe 1 ip from any to any out xmit em2" in lines
+    assert "ipfw add 500 deny ip from any to any in recv em1" in lines and "ipfw add 500 deny ip from any to any in recv em2" in lines
+    inv = _inventory(tmp_path, INVENTORY.replace("  emu:\n", "  emu:\n    system: freebsd\n"))
+    with pytest.raises(BackendError, match="emu: a FreeBSD emulator's ipfw/Dummynet commands are printed"):
+        ansible.run_plan(plan, tmp_path, print, inv, AGENT)
+
+
+def test_dummynet_lists_what_it_cannot_express() -> None:
+    shaping = {"rate": 6_000_000, "delay": 150_400_000, "loss": 1.5, "queue": 50, "jitter": 2_000_000, "duplicate": 0.0}
+    assert dummynet_render.pipe_config(3, shaping) == "ipfw pipe 3 config bw 6000000bit/s delay 150ms plr 0.015 queue 50"
+    assert dummynet_render.unsupported(shaping) == ["jitter"]
+
+
+def test_only_the_emulator_may_be_freebsd(tmp_path: Path) -> None:
+    with pytest.raises(SpecError, match="inventory.yaml:2: machines.client.system: linux, or freebsd for the emulator"):
+        _inventory(tmp_path, "machines:\n  client: {address: a, system: freebsd}\n")

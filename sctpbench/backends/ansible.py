@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sctpbench.backends import clocksync, hostpart, inventory, netns_render
+from sctpbench.backends import clocksync, dummynet_render, hostpart, inventory, netns_render
 from sctpbench.backends.base import Check, Report, installed_version
 from sctpbench.backends.inventory import Inventory
 from sctpbench.model.errors import BackendError, SpecError
@@ -247,6 +247,9 @@ def _json(path: Path) -> dict[str, Any]:
 
 
 def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: Path) -> None:
+    if freebsd := [h for h in plan.hosts if inv.machine(h).system == "freebsd"]:
+        raise BackendError(f"{', '.join(freebsd)}: a FreeBSD emulator's ipfw/Dummynet commands are printed by `sctpbench plan "
+                           f"--backend ansible`, not run (untested: README, \"Real machines\")")
     if plan.traffic:
         raise BackendError("the ansible backend does not run competing traffic yet (iperf3, udpgen): its senders and "
                            "receivers stamp their own clocks; run this experiment on the uml backend")
@@ -342,13 +345,16 @@ class Ansible:
             part = hostpart.Part(machine=host, hosts=[host], interfaces=machine.interfaces if machine else {},
                                  agent="$WORKDIR/bundles/ID/bin/sctpbench-agent")
             out.append(f"# on {host} ({machine.address if machine else 'no machine in the inventory'}), as root:")
+            if machine is not None and machine.system == "freebsd":
+                out += dummynet_render.render(plan, machine.interfaces)
+                continue
             try:
                 out += [c.render() for c in hostpart.local_setup(plan, part)]
             except BackendError as e:
                 out.append(f"# {e}")
         out.append("# then every machine starts its processes and applies its part of the timeline on the time of day")
-        return "\n".join(out) + "\n" + "".join(f"# {line}\n" for line in netns_render.render(plan, run_dir).splitlines()
-                                                if line.startswith("# t0+"))
+        timeline = [line for line in netns_render.render(plan, run_dir).splitlines() if line.startswith("# t0+")]
+        return "\n".join(out + timeline) + "\n"
 
     def host_facts(self) -> dict[str, str]:
         return {"ansible_core": installed_version("ansible-core"), "ansible_runner": _runner_version()}

@@ -12,6 +12,7 @@ guests. Its shape (README, "Real machines"):
         ssh_args: -o ...             # optional: more ssh options (a ProxyCommand, ...)
         python: /usr/bin/python3     # optional: the machine's interpreter (3.9 or later)
         modprobe_root: /run/modroot  # optional: modprobe -d ROOT where /lib/modules lacks the kernel's
+        system: linux                # optional: linux, or freebsd for an emulator (ipfw/Dummynet: printed, not run)
         interfaces:                  # the plan's interface name → the machine's
           primary: eth1
           secondary: eth2
@@ -39,7 +40,8 @@ DEFAULT_START_MARGIN_NS = 20_000_000_000
 DEFAULT_WORKDIR = "/var/tmp/sctpbench"
 ENV = "SCTPBENCH_INVENTORY"  # where `--inventory` leaves the path for the backend (and campaign workers)
 DEFAULT_FILE = "inventory.yaml"
-MACHINE_KEYS = {"address", "port", "user", "identity", "ssh_args", "python", "modprobe_root", "interfaces"}
+MACHINE_KEYS = {"address", "port", "user", "identity", "ssh_args", "python", "modprobe_root", "interfaces", "system"}
+SYSTEMS = ("linux", "freebsd")
 TOP_KEYS = {"machines", "clock", "start_margin", "workdir"}
 
 
@@ -54,6 +56,7 @@ class Machine:
     ssh_args: str = ""
     python: str = "/usr/bin/python3"
     modprobe_root: str | None = None
+    system: str = "linux"
 
     def ssh_command(self) -> list[str]:
         """ssh with everything Ansible is also given, up to the remote command."""
@@ -127,7 +130,9 @@ def _machine(where: _Where, host: str, spec: object) -> Machine:
     port = spec.get("port", 22)
     if not isinstance(port, int) or not 1 <= port <= 65535:
         raise SpecError(where((*key, "port"), "a port number 1-65535"))
-    optional = {k: _string(where, (*key, k), spec[k]) for k in ("identity", "modprobe_root") if k in spec}
+    optional = {k: _string(where, (*key, k), spec[k]) for k in ("identity", "modprobe_root", "system") if k in spec}
+    if optional.get("system", "linux") not in SYSTEMS or (optional.get("system") == "freebsd" and host != "emu"):
+        raise SpecError(where((*key, "system"), "linux, or freebsd for the emulator (emu) only"))
     return Machine(
         host=host, address=_string(where, (*key, "address"), spec.get("address")),
         interfaces={str(k): str(v) for k, v in interfaces.items()}, port=port,
