@@ -95,10 +95,13 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--png", type=Path, metavar="DIR", help="also write every figure as a PNG into DIR")
     from sctpbench.campaign import command as campaign_command
     campaign_command.add_parser(sub)
-    hosts = sub.add_parser("hosts", help="the ansible backend's machines: find (--check) or remove what runs left")
-    hosts.add_argument("action", choices=["clean"])
+    hosts = sub.add_parser("hosts", help="the ansible backend's machines: prepare them for FILE, or remove what runs "
+                           "left; --check only says what would change")
+    hosts.add_argument("action", choices=["prepare", "clean"])
+    hosts.add_argument("file", type=Path, nargs="?", help="the experiment (prepare)")
+    hosts.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     hosts.add_argument("--inventory", type=Path, help="default: $SCTPBENCH_INVENTORY, else ./inventory.yaml")
-    hosts.add_argument("--check", action="store_true", help="only say which machines have something left (exit 1 if any)")
+    hosts.add_argument("--check", action="store_true", help="only say which machines would change (exit 1 if any)")
     from sctpbench.lab import command as lab_command
     lab_command.add_parser(sub)
     schema = sub.add_parser("schema", help="print the JSON Schema of experiment, campaign or topology files (for editors)")
@@ -651,15 +654,21 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
 
 def cmd_hosts(args: argparse.Namespace) -> int:
     inv = inventory.load(inventory.path_from_environment())
+    if args.action == "prepare" and args.file is None:
+        raise SpecError("hosts prepare: name the experiment file whose run the machines are prepared for")
     with tempfile.TemporaryDirectory(prefix="sctpbench-hosts-") as tmp:
         try:
-            changed = ansible.clean(inv, capabilities.agent_path(), args.check, Path(tmp))
+            if args.action == "prepare":
+                plan = planning.build(_load(args), 1, str(capabilities.agent_path()), str(capabilities.udpgen_path()))
+                changed = ansible.prepare(plan, inv, capabilities.agent_path(), args.check, Path(tmp))
+            else:
+                changed = ansible.clean(inv, capabilities.agent_path(), args.check, Path(tmp))
         except BackendError as e:
             print(f"sctpbench: {e}", file=sys.stderr)
             return EXIT_FAILED
+    words = {"prepare": ("would change", "changed", "ready"), "clean": ("has something left", "cleaned", "clean")}[args.action]
     for machine in sorted(inv.machines):
-        state = ("has something left" if args.check else "cleaned") if changed.get(machine) else "clean"
-        print(f"{machine}: {state}")
+        print(f"{machine}: {(words[0] if args.check else words[1]) if changed.get(machine) else words[2]}")
     return EXIT_FAILED if args.check and changed else EXIT_OK
 
 

@@ -82,6 +82,16 @@ def test_failover_on_three_guests_agrees_with_one_kernel(lab: Path, tmp_path: Pa
         assert abs(a["mean"] - b["mean"]) <= (a["ci95"] or 0) + (b["ci95"] or 0) + allowed, (key, a, b)
 
 
+def test_preparing_twice_changes_nothing_the_second_time(lab: Path) -> None:
+    inv = str(lab / "inventory.yaml")
+    first = _sctpbench("hosts", "prepare", str(FAILOVER), *THROUGH_EMULATOR, inventory_file=Path(inv), timeout=300)
+    assert first.returncode == 0, first.stderr
+    again = _sctpbench("hosts", "prepare", str(FAILOVER), *THROUGH_EMULATOR, "--check", inventory_file=Path(inv), timeout=300)
+    assert again.returncode == 0 and again.stdout.splitlines() == ["client: ready", "emu: ready", "server: ready"], again.stdout
+    # The prepared run's files are what a clean-up removes; leave the machines as the next test expects.
+    assert _sctpbench("hosts", "clean", inventory_file=Path(inv), timeout=300).returncode == 0
+
+
 def _clean_check(lab: Path) -> subprocess.CompletedProcess[str]:
     return _sctpbench("hosts", "clean", "--check", inventory_file=lab / "inventory.yaml", timeout=300)
 

@@ -289,6 +289,18 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
             sent.unlink(missing_ok=True)
 
 
+def prepare(plan: Plan, inv: Inventory, agent: Path, check: bool, data_dir: Path) -> dict[str, int]:
+    """prepare.yml alone, for a person to see (check) or make ready what a run of `plan` needs."""
+    books = Playbooks(inv, plan.hosts, data_dir, agent, plan)
+    (data_dir / "run").mkdir(exist_ok=True)
+    (data_dir / "run" / "plan.json").write_text(plan.to_json())
+    run_vars = {"sb_run_id": plan.run_id, "sb_run_files": str(run_files(plan, data_dir / "run", data_dir))}
+    r = books.run("prepare.yml", run_vars, check=check)
+    if r.status != "successful":
+        raise BackendError("prepare.yml failed: " + "; ".join(failures(r) or [r.status]))
+    return changed_hosts(r)
+
+
 def clean(inv: Inventory, agent: Path, check: bool, data_dir: Path) -> dict[str, int]:
     """Run clean.yml on every machine of the inventory; machine → tasks changed (would change, with check)."""
     books = Playbooks(inv, sorted(inv.machines), data_dir, agent)
