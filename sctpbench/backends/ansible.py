@@ -365,7 +365,8 @@ class Ansible:
             except BackendError as e:
                 out.append(f"# {e}")
         out.append("# then every machine starts its processes and applies its part of the timeline on the time of day")
-        timeline = [line for line in netns_render.render(plan, run_dir).splitlines() if line.startswith("# t0+")]
+        timeline = [line.replace("CLOCK_MONOTONIC", "CLOCK_REALTIME")
+                    for line in netns_render.render(plan, run_dir).splitlines() if line.startswith("# t0+")]
         return "\n".join(out + timeline) + "\n"
 
     def host_facts(self) -> dict[str, str]:
