@@ -109,7 +109,7 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
     (folder / state.LOGS).mkdir(exist_ok=True)
     lab = _new_state(folder, experiment_path, layout, kernel)
     state.write(folder, lab)
-    say(f"lab {lab.id}: {len(layout.machines)} guest(s) ({', '.join(m.host for m in layout.machines)}), "
+    say(f"{lab.id}: {len(layout.machines)} guest(s) ({', '.join(m.host for m in layout.machines)}), "
         f"{len(layout.switches)} switch(es), {kernel.origin} kernel {kernel.release}, real clock")
     try:
         identity = keys.ensure(folder)
