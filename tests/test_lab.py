@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from sctpbench.lab import guests, inventory, layout, lifecycle, network, processes, state
-from sctpbench.lab.state import GuestState, LabError, LabRunning, LabState, SwitchState
+from sctpbench.lab.state import GuestState, LabRunning, LabState, SwitchState
 
 ROOT = Path(__file__).resolve().parent.parent
 LINK_FAULTS = ROOT / "examples" / "link-faults.yaml"  # client, server and the emulator emu
@@ -88,16 +88,17 @@ def test_the_guest_command_line_runs_in_the_labs_namespace_on_the_real_clock(tmp
     assert not [w for w in argv if w.startswith("time-travel")]
 
 
-EXPECTED_CLIENT = """\
-  client:
-    address: 198.19.255.2
-    port: 22
-    user: root
-    identity: /lab/id_ed25519
-    ssh_args: -o ProxyCommand="ip netns exec sblab-0123abcd socat STDIO TCP:%h:%p" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
-    python: /usr/bin/python3
-    interfaces: {primary: eth1, secondary: eth2}
-"""
+EXPECTED_CLIENT = (
+    "  client:\n"
+    "    address: 198.19.255.2\n"
+    "    port: 22\n"
+    "    user: root\n"
+    "    identity: /lab/id_ed25519\n"
+    '    ssh_args: -o ProxyCommand="ip netns exec sblab-0123abcd socat STDIO TCP:%h:%p" -o ControlPath=/lab/cm-%h'
+    " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null\n"
+    "    python: /usr/bin/python3\n"
+    "    interfaces: {primary: eth1, secondary: eth2}\n"
+)
 
 
 def test_inventory_is_rendered_in_the_shape_the_ansible_backend_reads() -> None:
@@ -117,10 +118,11 @@ def test_inventory_is_rendered_in_the_shape_the_ansible_backend_reads() -> None:
 
 def test_the_inventorys_ssh_goes_through_the_labs_namespace() -> None:
     entry = inventory.MachineEntry(host="client", address="198.19.255.2", identity="/lab/id_ed25519",
-                                   ssh_args=inventory.ssh_args("sblab-0123abcd"))
+                                   ssh_args=inventory.ssh_args("sblab-0123abcd", Path("/lab")))
     argv = entry.ssh_argv("hostname")
     assert argv[:5] == ["ssh", "-i", "/lab/id_ed25519", "-p", "22"]
     assert "ProxyCommand=ip netns exec sblab-0123abcd socat STDIO TCP:%h:%p" in argv
+    assert "ControlPath=/lab/cm-%h" in argv  # connections shared only within the lab
     assert argv[-2:] == ["root@198.19.255.2", "hostname"]
 
 
@@ -149,7 +151,7 @@ def test_lab_json_round_trip(tmp_path: Path) -> None:
     ("/srv/my,lab", "commas"), ("/srv/my lab", "spaces"), ("/run/lab", "outside /run"), ("/srv/" + "x" * 80, "too long"),
 ])
 def test_folders_the_guests_cannot_use_are_refused(directory: str, says: str) -> None:
-    with pytest.raises(LabError, match=says):
+    with pytest.raises(state.BadLabFolder, match=says):
         state.check_directory(Path(directory))
 
 

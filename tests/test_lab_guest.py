@@ -174,6 +174,10 @@ def test_ansible_pings_every_machine(lab: labs.Lab, tmp_path: Path) -> None:
     print(f"ansible ping: {time.monotonic() - started:.1f} s wall")
     assert r.returncode == 0, r.stdout + r.stderr
     assert sorted(line.split(" | ")[0] for line in r.stdout.splitlines() if "SUCCESS" in line) == ["client", "emu", "server"]
+    # Ansible's shared connections live in the lab's folder, not in a ~/.ansible/cp that
+    # every lab's identical addresses would share.
+    assert sorted(p.name for p in lab.directory.glob("cm-*")) == ["cm-198.19.255.10", "cm-198.19.255.2", "cm-198.19.255.6"]
+    assert not list((tmp_path / ".ansible").glob("cp/*"))
 
 
 def test_a_second_up_is_refused(lab: labs.Lab) -> None:
@@ -201,6 +205,7 @@ def test_down_leaves_nothing(lab: labs.Lab) -> None:
     assert labs.down(lab.directory) is True
     print(f"lab down: {time.monotonic() - started:.2f} s wall")
     assert leftovers(before) == []
+    assert not processes.marked(f"{lab.directory}/cm-")  # Ansible's SSH masters were told to exit
     assert labs.down(lab.directory) is False
     assert not (lab.directory / "inventory.yaml").exists()
 
