@@ -250,3 +250,10 @@ def test_a_bad_experiment_exits_2_before_anything_is_made(tmp_path: Path) -> Non
 
 def sctpbench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sctpbench.cli", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_a_folder_too_long_for_its_sockets_exits_2_before_anything_is_made(tmp_path: Path) -> None:
+    folder = tmp_path / ("x" * 80)
+    r = sctpbench("lab", "up", str(FAILOVER), "--dir", str(folder))
+    assert r.returncode == 2 and "too long for the unix sockets kept in it" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not folder.exists()
