@@ -1,5 +1,5 @@
 """The `sctpbench` command: run, plan, check, verify, trace, campaign, report, push,
-influx, dashboards, schema, lab.
+influx, dashboards, schema, hosts, lab.
 
 Exit status: 0 done, 1 a run failed (what was measured is kept), 2 bad input (nothing
 was built, also a results folder that cannot be written), 130 interrupted (Ctrl-C), 143
@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from sctpbench.backends import registry, stops
+from sctpbench.backends import ansible, inventory, registry, stops
 from sctpbench.model import inputfile, spec
-from sctpbench.model.errors import SpecError
+from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.orchestration import capabilities, clock
 from sctpbench.outputs import destination
 from sctpbench.plan import build as planning
@@ -94,6 +95,13 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--png", type=Path, metavar="DIR", help="also write every figure as a PNG into DIR")
     from sctpbench.campaign import command as campaign_command
     campaign_command.add_parser(sub)
+    hosts = sub.add_parser("hosts", help="the ansible backend's machines: prepare them for FILE, or remove what runs "
+                           "left; --check only says what would change")
+    hosts.add_argument("action", choices=["prepare", "clean"])
+    hosts.add_argument("file", type=Path, nargs="?", help="the experiment (prepare)")
+    hosts.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    hosts.add_argument("--inventory", type=Path, help="default: $SCTPBENCH_INVENTORY, else ./inventory.yaml")
+    hosts.add_argument("--check", action="store_true", help="only say which machines would change (exit 1 if any)")
     from sctpbench.lab import command as lab_command
     lab_command.add_parser(sub)
     schema = sub.add_parser("schema", help="print the JSON Schema of experiment, campaign or topology files (for editors)")
@@ -103,6 +111,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _backend_option(p: argparse.ArgumentParser, help: str | None = None) -> None:
     p.add_argument("--backend", choices=capabilities.backend_choices(), default=capabilities.AUTO, help=help)
+    p.add_argument("--inventory", type=Path, help="the ansible backend's machines (default: $SCTPBENCH_INVENTORY, "
+                   "else ./inventory.yaml)")
 
 
 def _influx_target_options(p: argparse.ArgumentParser) -> None:
@@ -642,11 +652,34 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
     print(f"results: {document['directory']}", file=out)
 
 
+def cmd_hosts(args: argparse.Namespace) -> int:
+    inv = inventory.load(inventory.path_from_environment())
+    if args.action == "prepare" and args.file is None:
+        raise SpecError("hosts prepare: name the experiment file whose run the machines are prepared for")
+    with tempfile.TemporaryDirectory(prefix="sctpbench-hosts-") as tmp:
+        try:
+            if args.action == "prepare":
+                plan = planning.build(_load(args), 1, str(capabilities.agent_path()), str(capabilities.udpgen_path()))
+                changed = ansible.prepare(plan, inv, capabilities.agent_path(), args.check, Path(tmp))
+            else:
+                changed = ansible.clean(inv, capabilities.agent_path(), args.check, Path(tmp))
+        except BackendError as e:
+            print(f"sctpbench: {e}", file=sys.stderr)
+            return EXIT_FAILED
+    words = {"prepare": ("would change", "changed", "ready"), "clean": ("has something left", "cleaned", "clean")}[args.action]
+    for machine in sorted(inv.machines):
+        print(f"{machine}: {(words[0] if args.check else words[1]) if changed.get(machine) else words[2]}")
+    return EXIT_FAILED if args.check and changed else EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if getattr(args, "inventory", None):
+        # The backend, and a campaign's workers, read it from there.
+        os.environ[inventory.ENV] = str(args.inventory.resolve())
     handlers = {"run": cmd_run, "plan": cmd_plan, "check": cmd_check, "trace": cmd_trace, "verify": cmd_verify,
                 "push": cmd_push, "influx": cmd_influx, "dashboards": cmd_dashboards, "report": cmd_report,
-                "campaign": cmd_campaign, "schema": cmd_schema, "lab": cmd_lab}
+                "campaign": cmd_campaign, "schema": cmd_schema, "hosts": cmd_hosts, "lab": cmd_lab}
     try:
         return handlers[args.command](args)
     except SpecError as e:

@@ -62,7 +62,8 @@ def _plan() -> Plan:
 
 
 def test_the_registry_lists_exactly_the_backends_in_auto_order() -> None:
-    assert registry.names() == ("netns", "uml")
+    assert registry.names() == ("netns", "uml", "mininet", "ansible")
+    assert registry.AUTO == ("netns", "uml")  # mininet and ansible (other machines) run only when asked for
 
 
 @pytest.mark.parametrize("name", registry.names())
@@ -78,8 +79,8 @@ def test_every_registered_backend_satisfies_the_protocol(name: str) -> None:
 
 
 def test_an_unknown_backend_is_named_with_the_allowed_ones() -> None:
-    with pytest.raises(BackendError, match=r"no backend named 'mininet'; allowed: netns, uml"):
-        registry.get("mininet")
+    with pytest.raises(BackendError, match=r"no backend named 'ns3'; allowed: netns, uml, mininet"):
+        registry.get("ns3")
 
 
 def _backend_choices(parser: argparse.ArgumentParser, *path: str) -> list[str]:
@@ -94,7 +95,7 @@ def _backend_choices(parser: argparse.ArgumentParser, *path: str) -> list[str]:
 def test_backend_choices_of_every_command_come_from_the_registry() -> None:
     parser = cli._parser()
     for path in (("run",), ("plan",), ("check",), ("campaign", "run")):
-        assert _backend_choices(parser, *path) == ["auto", "netns", "uml", "toy"], path
+        assert _backend_choices(parser, *path) == ["auto", "netns", "uml", "mininet", "ansible", "toy"], path
 
 
 @pytest.mark.usefixtures("with_toy")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sctpbench.backends import inventory as backend_inventory
 from sctpbench.lab import guests, inventory, layout, lifecycle, network, processes, state
 from sctpbench.lab.state import GuestState, LabRunning, LabState, SwitchState
 
@@ -97,6 +98,7 @@ EXPECTED_CLIENT = (
     '    ssh_args: -o ProxyCommand="ip netns exec sblab-0123abcd socat STDIO TCP:%h:%p" -o ControlPath=/lab/cm-%h'
     " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null\n"
     "    python: /usr/bin/python3\n"
+    "    modprobe_root: /run/modroot\n"
     "    interfaces: {primary: eth1, secondary: eth2}\n"
 )
 
@@ -114,6 +116,16 @@ def test_inventory_is_rendered_in_the_shape_the_ansible_backend_reads() -> None:
                                                   "secondary-a": "eth3", "secondary-b": "eth4"}
     assert d["machines"]["emu"]["address"] == "198.19.255.10" and d["machines"]["emu"]["port"] == 22
     assert inventory.parse(text) == machines
+
+
+def test_the_ansible_backend_reads_the_labs_inventory(tmp_path: Path) -> None:
+    lab = layout.from_plan(lifecycle.plan_of(LINK_FAULTS))
+    path = tmp_path / "inventory.yaml"
+    path.write_text(inventory.render(inventory.from_layout(lab, "sblab-0123abcd", Path("/lab/id_ed25519")), tmp_path, "x"))
+    read = backend_inventory.load(path)
+    assert sorted(read.machines) == ["client", "emu", "server"]
+    assert read.machine("emu").interfaces["secondary-b"] == "eth4" and read.machine("client").modprobe_root == "/run/modroot"
+    assert read.clock_bound_ns == 5_000_000 and read.workdir == "/var/tmp/sctpbench"
 
 
 def test_the_inventorys_ssh_goes_through_the_labs_namespace() -> None:

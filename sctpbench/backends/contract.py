@@ -4,7 +4,8 @@ Every backend leaves the same files, so the collectors, telemetry, verify and re
 a run the same way whatever ran it. The orchestrator (runner.py) writes plan.json, plan.sh,
 host.json and the plan's files (schedules/, signals/) before the backend starts and summary.json, the
 tables and telemetry files after it (README, "Results"); everything in between is the backend's, listed here with its
-one writer. Times are CLOCK_MONOTONIC nanoseconds of the kernel the agents run on.
+one writer. Times are CLOCK_MONOTONIC nanoseconds of the kernel the agents run on; on the ansible backend, whose
+agents run on several machines' kernels, CLOCK_REALTIME (backend.json's `clock` says so).
 
 `python -m sctpbench.backends.contract` prints the table.
 """
@@ -62,9 +63,19 @@ FILES: tuple[RunFile, ...] = (
             "a udp flow's records, client (sender) and server (sink) (workloads/udpgen/README.md)", required=False),
     RunFile("<tool>-<namespace>.log", "the backend (netns.py: BatchSession)",
             "the output of the tc/ip batch kept open per namespace for timeline events", required=False),
+    RunFile("ansible.json", "the ansible backend (ansible.py: run_plan)",
+            "the inventory and playbooks used, the bundle sent to the machines, each playbook's wall time, the clock "
+            "preflight (each machine's offset from the orchestrating host, ± half the round trip) and the clean-up's "
+            "outcome; backend.json, kernel.json and versions.json then also hold every machine's own under `machines`",
+            required=False),
     RunFile("guest.json", "the uml backend (uml.py: run_plan)",
             "the guest as booted: kernel, origin, release, config sha256, time travel, clock, scheduler, command "
             "line; at the end its wall time and, on the paced clock, the calendar's statistics", required=False),
+    RunFile("mininet.json", "the mininet backend (mininet_guest.py: MininetBackend)",
+            "the Mininet network as built: Mininet's version, hosts (with their shells' pids), bridges, links (host "
+            "interface and MAC, bridge port and MAC), the guest-wide sysctls it set, present_after_build (the namespaces, "
+            "bridges, ports and shells found once built); at the end `teardown`: errors, namespaces_left, links_left, "
+            "shells_left (the same survey: all empty when nothing was left) and clean", required=False),
     RunFile("console.log", "the uml backend (uml.py: run_plan)", "the guest's console", required=False),
     RunFile("guardian.log", "the uml guardian (uml_guardian.py)",
             "only when sctpbench died without tearing the guest down: what the guardian did", required=False),

@@ -32,7 +32,7 @@ from sctpbench.backends.base import Check
 from sctpbench.backends.netns_render import NsCommand
 from sctpbench.model import sctp_params
 from sctpbench.model.errors import BackendError
-from sctpbench.plan.data import Plan, TimedAction
+from sctpbench.plan.data import Plan, Process, TimedAction
 
 Report = Callable[[str], None]
 
@@ -61,19 +61,20 @@ def _realtime_at(monotonic_ns: int) -> int:
 class LineReader:
     """Collects lines of a pipe in a thread, so the timeline never blocks on a read."""
 
-    def __init__(self, stream: IO[str], log: TextIO | None = None) -> None:
+    def __init__(self, stream: IO[str], log: TextIO | None = None, now: Callable[[], int] = _now) -> None:
         self.lines: queue.Queue[tuple[int, str | None]] = queue.Queue()
         self._log = log
+        self._now = now
         self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
         self._thread.start()
 
     def _pump(self, stream: TextIO) -> None:
         for line in stream:
-            self.lines.put((_now(), line.rstrip("\n")))
+            self.lines.put((self._now(), line.rstrip("\n")))
             if self._log:
                 self._log.write(line)
                 self._log.flush()
-        self.lines.put((_now(), None))  # end of stream: nothing more will come
+        self.lines.put((self._now(), None))  # end of stream: nothing more will come
 
 
     def wait_for(self, predicate: Callable[[str], bool], timeout_s: float) -> tuple[int, str] | None:
@@ -105,9 +106,10 @@ class BatchSession:
     # After the change, a read-only command on the same device whose output marks completion.
     CONFIRM = {"tc": "qdisc show dev {dev}", "ip": "link show dev {dev}"}
 
-    def __init__(self, tool: str, ns: str, log: TextIO) -> None:
+    def __init__(self, tool: str, ns: str, log: TextIO, now: Callable[[], int] = _now) -> None:
         self.tool, self.ns = tool, ns
         self.log = log
+        self._now = now
         self.proc = subprocess.Popen(
             [tool, "-n", ns, "-force", "-batch", "-"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
@@ -124,7 +126,7 @@ class BatchSession:
     def confirm(self) -> int:
         """Wait for the show's output; the time it arrives bounds when the change was made."""
         ready, _, _ = select.select([self._out], [], [], CONFIRM_TIMEOUT_S)
-        t = _now()
+        t = self._now()
         if not ready or not os.read(self._out, 65536):
             raise BackendError(f"{self.tool} in {self.ns}: no confirmation within {CONFIRM_TIMEOUT_S:g} s")
         # tc wrote any error for the change before the show's output.
@@ -173,6 +175,9 @@ class NetnsBackend:
     sessions: dict[tuple[str, str], BatchSession] = field(default_factory=dict)
     created_ns: list[str] = field(default_factory=list)
     restore_sysctls: list[str] = field(default_factory=list)
+    # The clock of the run's timeline, its agents and its records (contract.py): this kernel's
+    # CLOCK_MONOTONIC, unless the agents of one run are on several machines (hostpart.py).
+    now: Callable[[], int] = field(default=_now)
     _logs: list[TextIO] = field(default_factory=list)
 
     # ------------------------------------------------------------------ build
@@ -225,21 +230,21 @@ class NetnsBackend:
 
     def _read_back(self) -> dict[str, object]:
         sysctls: dict[str, dict[str, str]] = {}
-        for host, ns in netns_render.namespaces(self.plan).items():
+        for host, ns in self.namespaces().items():
             # -e: a stack variant's sysctl is read back where the kernel has it, skipped where not.
             out = _check(["ip", "netns", "exec", ns, "sysctl", "-e", *[f"net.sctp.{k}" for k in sctp_params.READ_BACK_SYSCTLS]])
             sysctls[host] = dict(
                 (k.strip().removeprefix("net.sctp."), v.strip()) for k, _, v in (line.partition("=") for line in out.splitlines())
             )
         qdiscs = {
-            host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in netns_render.namespaces(self.plan).items()
+            host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in self.namespaces().items()
         }
         kernel_wide = _check(["sysctl", "net.sctp.sctp_rmem", "net.sctp.sctp_wmem", "net.core.rmem_default",
                               "net.core.wmem_default"]).splitlines()
         return {"sysctl": sysctls, "sysctl_kernel_wide": kernel_wide, "qdisc": qdiscs, "hz": _kernel_hz()}
 
     def _versions(self) -> dict[str, str | None]:
-        agent = next(p.argv[0] for p in self.plan.processes if p.role != "capture")
+        agent = self.agent_binary()
         return {
             "kernel_release": os.uname().release,
             "kernel_version": os.uname().version,
@@ -252,19 +257,42 @@ class NetnsBackend:
 
     # ------------------------------------------------------------------ run
 
-    def run(self) -> None:
-        for tool, host in sorted({(t.commands[0].tool, host) for t in self.plan.timeline if t.commands for host, _ in t.confirm}):
-            ns = netns_render.namespace(self.plan, host)
-            self.sessions[tool, host] = BatchSession(tool, ns, self._open(f"{tool}-{ns}.log"))
+    # -- what a backend built on this one narrows or replaces (hostpart.py: one machine's share)
+
+    def namespaces(self) -> dict[str, str]:
+        """host → namespace of the hosts this backend realises."""
+        return netns_render.namespaces(self.plan)
+
+    def timeline(self) -> list[TimedAction]:
+        return self.plan.timeline
+
+    def agent_binary(self) -> str:
+        return next(p.argv[0] for p in self.plan.processes if p.role != "capture")
+
+    def process_argv(self, p: Process) -> list[str]:
+        return netns_render.process_argv(self.plan, p, str(self.run_dir))
+
+    def start_processes(self) -> int:
+        """Start every process, each once the one before is ready; return t0."""
         for p in self.plan.processes:
-            self._start(p.name, netns_render.process_argv(self.plan, p, str(self.run_dir)), p.ready_line, p.role == "capture")
-        t0 = _now() + T0_LEAD_NS
+            self._start(p.name, self.process_argv(p), p.ready_line, p.role == "capture")
         self.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
+        return self.now() + T0_LEAD_NS
+
+    def realtime_of(self, t: int) -> int:
+        """The time of day at `t` of the run's clock."""
+        return _realtime_at(t)
+
+    def run(self) -> None:
+        for tool, host in sorted({(t.commands[0].tool, host) for t in self.timeline() if t.commands for host, _ in t.confirm}):
+            ns = netns_render.namespace(self.plan, host)
+            self.sessions[tool, host] = BatchSession(tool, ns, self._open(f"{tool}-{ns}.log"), self.now)
+        t0 = self.start_processes()
         # The wall-clock time of t0 lets telemetry stamp points with real time, the same
         # way live and when pushed later (a UML guest's wall clock is the host's).
-        self._write_json("backend.json", {"ok": None, "t0_ns": t0, "t0_realtime_ns": _realtime_at(t0)})
+        self._write_json("backend.json", {"ok": None, "t0_ns": t0, "t0_realtime_ns": self.realtime_of(t0)})
         events = self._open("events.jsonl")
-        for action in self.plan.timeline:
+        for action in self.timeline():
             record = self._apply(action, t0)
             events.write(json.dumps(record) + "\n")
             events.flush()
@@ -287,7 +315,7 @@ class NetnsBackend:
             text=True, bufsize=1,
         )
         assert proc.stdout
-        agent = Managed(name, proc, LineReader(proc.stdout, self._open(f"records/{name}.stdout")), stderr)
+        agent = Managed(name, proc, LineReader(proc.stdout, self._open(f"records/{name}.stdout"), self.now), stderr)
         self.agents[name] = agent
         if agent.out.wait_for(lambda line: line.startswith(ready), READY_TIMEOUT_S) is None:
             raise BackendError(f"{name} did not print '{ready}' within {READY_TIMEOUT_S:g} s; {self._why(agent)}")
@@ -296,17 +324,17 @@ class NetnsBackend:
         scheduled = t0 + action.at_ns
         if action.kind == "start":
             # The agents wait for the absolute time themselves: no lag from this process.
-            issued = _now()
+            issued = self.now()
             for name in action.agents:
                 self.agents[name].command((action.control or "").format(t=scheduled))
             return _event(action, scheduled, issued, scheduled)
-        _sleep_until(scheduled)
-        issued = _now()
+        _sleep_until(scheduled, self.now)
+        issued = self.now()
         if action.kind == GO:
             # A waiting sender (iperf3 under its shell) runs once told: no answer to wait for.
             for name in action.agents:
                 self.agents[name].command(action.control or "")
-            return _event(action, scheduled, issued, _now())
+            return _event(action, scheduled, issued, self.now())
         if action.control:
             applied = max(self._control(self.agents[name], action) for name in action.agents)
         else:
@@ -329,12 +357,16 @@ class NetnsBackend:
         """Every client first (each drains for at most drain_timeout after its last message),
         then every server, which ends when its association does."""
         deadline_ns = t0 + self.plan.end_ns + self.plan.drain_timeout_ns + 10_000_000_000
-        deadline_s = (deadline_ns - _now()) / 1e9
+        deadline_s = (deadline_ns - self.now()) / 1e9
         for assoc in self.plan.associations:
+            if assoc.client_agent not in self.agents:  # on another machine (hostpart.py)
+                continue
             client = self.agents[assoc.client_agent]
-            self._wait_exit(client, max((deadline_ns - _now()) / 1e9, 1.0), f"the client agent {client.name}",
+            self._wait_exit(client, max((deadline_ns - self.now()) / 1e9, 1.0), f"the client agent {client.name}",
                             f"did not finish within {deadline_s:.0f} s of t0+end")
         for assoc in self.plan.associations:
+            if assoc.server_agent not in self.agents or assoc.client_agent not in self.agents:
+                continue  # a server whose client is on another machine: hostpart.py waits for it
             server = self.agents[assoc.server_agent]
             self._wait_exit(server, 10, f"the server agent {server.name}", "did not see the association end within 10 s")
 
@@ -342,10 +374,14 @@ class NetnsBackend:
         """Every competing flow's sender until its end, then its receiver: iperf3's server
         ends with its one test, a udp sink once told (so it writes its `end` line)."""
         for flow in self.plan.traffic:
-            deadline_s = (t0 + flow.end_ns + TRAFFIC_GRACE_NS - _now()) / 1e9
+            if flow.client_process not in self.agents:
+                continue
+            deadline_s = (t0 + flow.end_ns + TRAFFIC_GRACE_NS - self.now()) / 1e9
             self._wait_exit(self.agents[flow.client_process], max(deadline_s, 1.0), f"the {flow.kind} flow {flow.name}'s sender",
                             f"did not finish within {TRAFFIC_GRACE_NS / 1e9:g} s of its end")
         for flow in self.plan.traffic:
+            if flow.server_process not in self.agents:
+                continue
             receiver = self.agents[flow.server_process]
             if flow.kind == "udp":
                 receiver.command("stop")
@@ -451,11 +487,11 @@ def _stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
                 pass
 
 
-def _sleep_until(t_ns: int) -> None:
+def _sleep_until(t_ns: int, now: Callable[[], int] = _now) -> None:
     # Sleep to within 2 ms, then spin: the guest's timer slack would otherwise add lag.
-    while (left := t_ns - _now()) > 2_000_000:
+    while (left := t_ns - now()) > 2_000_000:
         time.sleep((left - 2_000_000) / 1e9)
-    while _now() < t_ns:
+    while now() < t_ns:
         pass
 
 

@@ -1,19 +1,23 @@
 """The backends by name: the one list the command line, `check`, the clock choice, the
 runner and campaigns take them from.
 
-Order is preference: `--backend auto` takes the first that is available here, so a host
-that can run the experiment on its own kernel (netns) does, and the guest (uml) serves
-everywhere else. A new backend is a module beside this one and a line here.
+Order is preference: `--backend auto` takes the first of AUTO that is available here, so a
+host that can run the experiment on its own kernel (netns) does, and the guest (uml)
+serves everywhere else. The others run only when asked for by name: mininet, and ansible,
+which drives other machines. A new backend is a module beside this one and a line here.
 """
 
 from __future__ import annotations
 
+from sctpbench.backends.ansible import Ansible
 from sctpbench.backends.base import Backend
+from sctpbench.backends.mininet import Mininet
 from sctpbench.backends.netns import Netns
 from sctpbench.backends.uml import Uml
 from sctpbench.model.errors import BackendError
 
-BACKENDS: tuple[Backend, ...] = (Netns(), Uml())
+BACKENDS: tuple[Backend, ...] = (Netns(), Uml(), Mininet(), Ansible())
+AUTO: tuple[str, ...] = ("netns", "uml")
 
 
 def names() -> tuple[str, ...]:

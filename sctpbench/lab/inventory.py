@@ -23,6 +23,8 @@ PYTHON = "/usr/bin/python3"
 # Every guest reads the host's clock (UML asks the host's gettimeofday): their offsets are
 # those of one clock, far inside this bound.
 CLOCK_BOUND = "5ms"
+# Where guest_init.sh gives modprobe the project kernel's built-in modules.
+MODPROBE_ROOT = "/run/modroot"
 WORKDIR = "/var/tmp/sctpbench"  # a tmpfs in each guest, writable
 HEADER = "# written by `sctpbench lab up`: the machines of lab {directory}, one per host of {experiment}\n"
 
@@ -89,6 +91,7 @@ def render(inventory: Inventory, directory: Path, experiment: str) -> str:
             f"    identity: {_scalar(m.identity)}\n",
             f"    ssh_args: {_scalar(m.ssh_args)}\n",
             f"    python: {_scalar(m.python)}\n",
+            f"    modprobe_root: {MODPROBE_ROOT}\n",
             f"    interfaces: {_flow(m.interfaces)}\n",
         ]
     lines += [f"clock: {{bound: {_scalar(inventory.clock_bound)}}}\n", f"workdir: {_scalar(inventory.workdir)}\n"]

@@ -49,9 +49,9 @@ def choose_backend(requested: str) -> tuple[str | None, str]:
     if requested != AUTO:
         ok, why = registry.get(requested).available()
         return (requested, "") if ok else (None, f"{requested} backend: {why}")
-    for backend in registry.BACKENDS:
-        if backend.available()[0]:
-            return backend.name, ""
+    for name in registry.AUTO:
+        if registry.get(name).available()[0]:
+            return name, ""
     return None, "no backend can run here: " + "; ".join(f"{c.name}: {c.detail}" for c in all_checks() if not c.ok)
 
 

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "clock.h"
 
 #include "diag.h"
 
@@ -24,6 +25,7 @@ enum opt_id {
 	OPT_PORT,
 	OPT_RECORDS,
 	OPT_SAMPLE_INTERVAL,
+	OPT_CLOCK,
 	OPT_DRAIN_TIMEOUT,
 	OPT_SIZE,
 	OPT_RATE,
@@ -48,6 +50,7 @@ static const struct option options[] = {
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "records", required_argument, NULL, OPT_RECORDS },
 	{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "drain-timeout", required_argument, NULL, OPT_DRAIN_TIMEOUT },
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "rate", required_argument, NULL, OPT_RATE },
@@ -89,6 +92,7 @@ void cli_usage(FILE *to)
 	      "  --send-streams and --unordered are optional and ignored\n"
 	      "common options (omitted = keep the kernel's value):\n"
 	      "  --nodelay 0|1  --sack-delay MS (0 = off)  --sack-freq N  --streams N\n"
+	      "  --clock monotonic|realtime (the clock of every timestamp; default monotonic)\n"
 	      "--policy (client): static (default), delay-centric, predictive, rtt-ratio or\n"
 	      "  signal, e.g. delay-centric:hysteresis=10,guard=1000-4000 (see RECORDS.md)\n"
 	      "--signal FILE (client, with --policy signal): lines OFFSET_NS ADDR DBM\n"
@@ -254,6 +258,10 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 			break;
 		case OPT_RECORDS:
 			cfg->records_path = arg;
+			break;
+		case OPT_CLOCK:
+			if (!clock_select(arg))
+				return usage_error("bad --clock '%s' (monotonic or realtime)", arg);
 			break;
 		case OPT_SAMPLE_INTERVAL:
 			if (!parse_ms(arg, &cfg->sample_interval_ms))

@@ -1,27 +1,31 @@
 /* One clock for every timestamp the agent records.
  *
- * CLOCK_MONOTONIC is shared by all network namespaces of one (guest)
- * kernel, so a client's generation time and a server's receive time can be
- * subtracted directly, and it never jumps when someone sets the wall clock.
+ * CLOCK_MONOTONIC (the default) is shared by all network namespaces of one
+ * (guest) kernel, so a client's generation time and a server's receive time
+ * can be subtracted directly, and it never jumps when someone sets the wall
+ * clock.  When the two ends run on different machines (the ansible backend)
+ * their monotonic clocks have nothing in common: `--clock realtime` makes
+ * every timestamp CLOCK_REALTIME instead, which the harness has checked to
+ * agree between the machines before the run (README, "Real machines").
  */
 #ifndef SCTPBENCH_CLOCK_H
 #define SCTPBENCH_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
 #define NS_PER_MS INT64_C(1000000)
 #define NS_PER_S INT64_C(1000000000)
 
-static inline int64_t now_ns(void)
-{
-	struct timespec ts;
+/* Chooses the clock by name ("monotonic" or "realtime"); false for any other
+ * name.  Called once, before anything is timed or recorded. */
+bool clock_select(const char *name);
 
-	/* CLOCK_MONOTONIC always exists on Linux; the call cannot fail with a
-	 * valid pointer, so there is no error path to carry around. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + (int64_t)ts.tv_nsec;
-}
+/* The clock in force as the records' header names it: "CLOCK_MONOTONIC". */
+const char *clock_name(void);
+
+int64_t now_ns(void);
 
 static inline struct timespec ns_to_timespec(int64_t ns)
 {

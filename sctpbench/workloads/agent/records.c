@@ -66,7 +66,7 @@ int records_open(struct records *r, const char *path)
 		errno = err;
 		return -1;
 	}
-	emit(r, true, "#sctpbench-records\tv1\tclock=CLOCK_MONOTONIC\tunit=ns\n");
+	emit(r, true, "#sctpbench-records\tv1\tclock=%s\tunit=ns\n", clock_name());
 	if (r->error != 0) {
 		fclose(r->f);
 		r->f = NULL;

@@ -1,0 +1,102 @@
+"""The clock preflight: how far each machine's time of day is from this host's, before a run.
+
+On the ansible backend a message is stamped at generation on one machine and at delivery
+on another (agents on CLOCK_REALTIME, hostpart.py), so every MTT carries the difference of
+two clocks. Each machine is asked for its time a few times over one SSH session (a
+ping-pong, as NTP does it): its offset is its answer minus the middle of the round trip,
+known to within half the round trip; the round with the shortest trip is kept. A run is
+refused when some machine is surely further than the inventory's bound from this host,
+and so possibly twice that from another machine. What was measured goes to clock.json.
+"""
+
+from __future__ import annotations
+
+import select
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+
+from sctpbench.backends.inventory import Inventory, Machine
+from sctpbench.model.errors import BackendError
+
+ROUNDS = 12
+TIMEOUT_S = 60.0  # SSH into a UML guest on a loaded host takes seconds
+# Answers one line of its input with the time of day, until its input ends.
+ECHO_TIME = "import sys, time\nfor _ in sys.stdin: print(time.time_ns(), flush=True)"
+
+
+@dataclass(frozen=True)
+class Offset:
+    machine: str
+    offset_ns: int  # the machine's time of day minus this host's
+    uncertainty_ns: int  # half the shortest round trip
+    rounds: int
+
+    def describe(self) -> str:
+        side = "ahead of" if self.offset_ns >= 0 else "behind"
+        return (f"{self.machine}'s clock is {abs(self.offset_ns) / 1e6:.3f} ± {self.uncertainty_ns / 1e6:.3f} ms "
+                f"{side} this host's")
+
+
+def measure(machine: Machine) -> Offset:
+    """The machine's offset from this host's time of day, over one SSH session."""
+    argv = [*machine.ssh_command(), machine.python, "-u", "-c", _quoted(ECHO_TIME)]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    assert proc.stdin and proc.stdout and proc.stderr
+    samples: list[tuple[int, int]] = []  # (round trip, offset)
+    deadline = time.monotonic() + TIMEOUT_S
+    try:
+        for _ in range(ROUNDS):
+            sent = time.time_ns()
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            answer = _line(proc, deadline)
+            back = time.time_ns()
+            if answer is None:
+                raise BackendError(f"clock preflight: {machine.host} ({machine.address}) did not answer: "
+                                   f"{_stderr(proc) or 'no output'}")
+            samples.append((back - sent, int(answer) - (sent + back) // 2))
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    trip, offset = min(samples)
+    return Offset(machine.host, offset, trip // 2, len(samples))
+
+
+def check(inventory: Inventory, hosts: list[str]) -> dict[str, object]:
+    """Measure every machine the run uses; BackendError when one is surely beyond the bound."""
+    offsets = [measure(inventory.machine(h)) for h in hosts]
+    bound = inventory.clock_bound_ns
+    beyond = [o for o in offsets if abs(o.offset_ns) - o.uncertainty_ns > bound]
+    if beyond:
+        worst = max(beyond, key=lambda o: abs(o.offset_ns))
+        raise BackendError(f"clock preflight: {worst.describe()}, beyond the bound of {bound / 1e6:g} ms "
+                           f"(clock.bound in {inventory.path}); MTT spans two machines' clocks: synchronise them "
+                           f"(chrony, NTP) or raise the bound")
+    return {"method": "ssh ping-pong against the orchestrating host's time of day", "bound_ns": bound,
+            "machines": {o.machine: asdict(o) for o in offsets}}
+
+
+def _line(proc: subprocess.Popen[str], deadline: float) -> str | None:
+    assert proc.stdout
+    left = deadline - time.monotonic()
+    if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
+        return None
+    line = proc.stdout.readline().strip()
+    return line if line.isdigit() else None
+
+
+def _stderr(proc: subprocess.Popen[str]) -> str:
+    assert proc.stderr
+    if proc.poll() is None:
+        return ""
+    lines = proc.stderr.read().strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def _quoted(code: str) -> str:
+    """The program as one word of the remote shell's command line."""
+    return "'" + code.replace("'", "'\\''") + "'"

@@ -1,0 +1,231 @@
+"""One machine's share of a run whose hosts are separate machines (the ansible backend).
+
+The playbooks copy the plan and this package to every machine and start this module on
+each, with `part.json` saying which of the plan's hosts the machine plays, which of its
+interfaces carries each of the plan's, and when the run starts. The machine then does
+what the netns backend does in one kernel, restricted to its own hosts:
+
+- each of its hosts is a namespace on the machine, as on the netns backend; a `wire`
+  becomes the machine's own interface (the cable to the other machine or the emulator)
+  moved into that namespace and given the plan's name and MAC. The interface keeps its
+  old name in its alias (`sctpbench:eth1`), so teardown, or `hostclean` after a run
+  that was killed, gives it back under that name;
+- only its own processes, and only the timeline actions that touch its hosts;
+- every machine keeps to one schedule on the time of day, which the orchestrator
+  checked agrees between the machines (clocksync.py): servers start at `start_ns`,
+  clients `CLIENT_DELAY_NS` later, and t0 is `T0_DELAY_NS` after the start. Agents
+  stamp CLOCK_REALTIME (`--clock realtime`), so a message's generation on one machine
+  and its delivery on another can be subtracted; so do events.jsonl and backend.json.
+
+Standard library only: it runs with the machine's own python3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from sctpbench.backends import netns, netns_render, stops
+from sctpbench.backends.netns_render import NsCommand
+from sctpbench.model.errors import BackendError
+from sctpbench.plan.data import Plan, Process, TimedAction
+
+# After the servers start, the clients: a server listens within milliseconds on a real
+# machine and within a second in a UML guest on a loaded host.
+CLIENT_DELAY_NS = 3_000_000_000
+# t0 after the start: every client has brought its association up.
+T0_DELAY_NS = 6_000_000_000
+# How long a server may take to see its association end after its client is done (netns.py: 10 s).
+SERVER_GRACE_NS = 10_000_000_000
+ALIAS_PREFIX = "sctpbench:"  # an adopted interface's alias: its name on the machine
+DONE = "done"  # the file run.yml puts in a machine's run folder once every endpoint machine is done
+AGENT_ROLES = ("server", "client")
+SERVER_ROLES = ("server", "capture", "traffic-server")
+
+
+@dataclass(frozen=True)
+class Part:
+    """What the orchestrator tells one machine (part.json)."""
+
+    machine: str  # as the inventory names it, for messages
+    hosts: list[str]  # the plan's hosts this machine plays
+    interfaces: dict[str, str]  # the plan's interface name → this machine's
+    agent: str  # the agent binary on this machine
+    modprobe_root: str | None = None  # modprobe's root where the kernel's modules are not under /lib/modules
+    start_ns: int = 0  # time of day (CLOCK_REALTIME ns) the servers start at: given when the run is launched
+
+    @classmethod
+    def read(cls, path: Path) -> Part:
+        return cls(**json.loads(path.read_text()))
+
+
+def _realtime() -> int:
+    return time.time_ns()
+
+
+def adopt(plan: Plan, host: str, plan_if: str, mac: str, machine_if: str) -> list[NsCommand]:
+    """The machine's interface into the host's namespace, under the plan's name and MAC."""
+    ns = netns_render.namespace(plan, host)
+    return [
+        NsCommand("ip", ["link", "set", "dev", machine_if, "down"]),
+        NsCommand("ip", ["link", "set", "dev", machine_if, "alias", f"{ALIAS_PREFIX}{machine_if}"]),
+        NsCommand("ip", ["link", "set", "dev", machine_if, "netns", ns]),
+        NsCommand("ip", ["link", "set", "dev", machine_if, "name", plan_if, "address", mac], ns),
+    ]
+
+
+def give_back(ns: str, plan_if: str, machine_if: str) -> list[list[str]]:
+    """The commands that return an adopted interface to the machine under its own name."""
+    return [["tc", "-n", ns, "qdisc", "del", "dev", plan_if, "root"], ["tc", "-n", ns, "qdisc", "del", "dev", plan_if, "ingress"],
+            ["ip", "-n", ns, "link", "set", "dev", plan_if, "down"],
+            ["ip", "-n", ns, "link", "set", "dev", plan_if, "name", machine_if, "netns", "1"],
+            ["ip", "link", "set", "dev", machine_if, "alias", ""]]
+
+
+def wire_ends(plan: Plan, part: Part) -> list[tuple[str, str, str, str]]:
+    """This machine's ends of the plan's wires: host, the plan's interface, its MAC, the machine's interface."""
+    ends = []
+    for c in plan.setup:
+        if c.tool == "wire":
+            x_host, x_if, x_mac, y_host, y_if, y_mac = c.args
+            ends += [(h, i, m, machine_interface(part, h, i)) for h, i, m in ((x_host, x_if, x_mac), (y_host, y_if, y_mac))
+                     if h in part.hosts]
+    return ends
+
+
+def local_setup(plan: Plan, part: Part) -> list[NsCommand]:
+    """The plan's setup as this machine runs it: kernel-wide commands, its hosts' namespaces
+    and commands, and its ends of every wire adopted instead of a veth pair."""
+    commands = [netns_render.concrete(plan, c) for c in plan.setup if c.tool != "wire" and c.host in (None, *part.hosts)]
+    loaded = next((i for i, c in enumerate(commands) if c.tool != "modprobe"), len(commands))
+    created = [NsCommand("ip", ["netns", "add", netns_render.namespace(plan, h)]) for h in plan.hosts if h in part.hosts]
+    adopted = [c for host, plan_if, mac, machine_if in wire_ends(plan, part) for c in adopt(plan, host, plan_if, mac, machine_if)]
+    return commands[:loaded] + created + adopted + commands[loaded:]
+
+
+def machine_interface(part: Part, host: str, plan_if: str) -> str:
+    try:
+        return part.interfaces[plan_if]
+    except KeyError:
+        raise BackendError(f"{part.machine}: the inventory gives no interface for {host}'s {plan_if!r} "
+                           f"(machines.{host}.interfaces)") from None
+
+
+def local_timeline(plan: Plan, hosts: list[str], agents: set[str]) -> list[TimedAction]:
+    """The actions this machine applies: commands on its hosts, control lines to its agents."""
+    out = []
+    for action in plan.timeline:
+        commands = [c for c in action.commands if c.host in hosts]
+        told = [a for a in action.agents if a in agents]
+        if commands or told:
+            out.append(replace(action, commands=commands, agents=told, confirm=[[h, d] for h, d in action.confirm if h in hosts]))
+    return out
+
+
+@dataclass
+class HostPart(netns.NetnsBackend):
+    """The netns backend narrowed to one machine's hosts, on the time of day."""
+
+    part: Part | None = None
+
+    def __post_init__(self) -> None:
+        self.now = _realtime
+
+    @property
+    def share(self) -> Part:
+        assert self.part is not None
+        return self.part
+
+    def namespaces(self) -> dict[str, str]:
+        return {h: ns for h, ns in super().namespaces().items() if h in self.share.hosts}
+
+    def setup_commands(self) -> list[NsCommand]:
+        return local_setup(self.plan, self.share)
+
+    def timeline(self) -> list[TimedAction]:
+        mine = {p.name for p in self.plan.processes if p.host in self.share.hosts}
+        return local_timeline(self.plan, self.share.hosts, mine)
+
+    def agent_binary(self) -> str:
+        return self.share.agent
+
+    def process_argv(self, p: Process) -> list[str]:
+        argv = super().process_argv(p)
+        if p.role in AGENT_ROLES:
+            at = argv.index(p.argv[0])
+            argv = argv[:at] + [self.share.agent, p.argv[1], "--clock", "realtime"] + argv[at + 2:]
+        return argv
+
+    def start_processes(self) -> int:
+        start = self.share.start_ns
+        if (late := self.now() - start) > 0:
+            raise BackendError(f"{self.share.machine} was ready {late / 1e9:.1f} s after the planned start: "
+                               f"raise start_margin in the inventory")
+        local = [p for p in self.plan.processes if p.host in self.share.hosts]
+        for first, at in ((True, start), (False, start + CLIENT_DELAY_NS)):
+            netns._sleep_until(at, self.now)
+            for p in local:
+                if (p.role in SERVER_ROLES) == first:
+                    self._start(p.name, self.process_argv(p), p.ready_line, p.role == "capture")
+        self.report(f"{self.share.machine}: processes up")
+        return start + T0_DELAY_NS
+
+    def realtime_of(self, t: int) -> int:
+        return t
+
+    def _wait_agents(self, t0: int) -> None:
+        """A server whose client is on another machine ends when that client is done: wait as
+        long as the client may take, then as long as a server may after its client. A machine
+        without agents (the emulator) carries the others' traffic until they are all done."""
+        super()._wait_agents(t0)  # the clients here, and servers whose client was here
+        deadline_ns = t0 + self.plan.end_ns + self.plan.drain_timeout_ns + 10_000_000_000 + SERVER_GRACE_NS
+        if not any(p.host in self.share.hosts and p.role in AGENT_ROLES for p in self.plan.processes):
+            self._hold(deadline_ns)
+        for assoc in self.plan.associations:
+            server = self.agents.get(assoc.server_agent)
+            if server is not None and assoc.client_agent not in self.agents and server.proc.poll() is None:
+                self._wait_exit(server, max((deadline_ns - self.now()) / 1e9, 1.0), f"the server agent {server.name}",
+                                "did not see the association end")
+
+    def _hold(self, deadline_ns: int) -> None:
+        """Until run.yml says every endpoint is done (the file `done` in the run folder), or the
+        latest they could be: an emulator torn down early would cut the paths under them."""
+        while self.now() < deadline_ns and not (self.run_dir / DONE).exists():
+            time.sleep(0.2)
+
+    def teardown(self) -> None:
+        for agent in self.agents.values():
+            netns._stop(agent.proc)
+        for host, plan_if, _, machine_if in wire_ends(self.plan, self.share):
+            for argv in give_back(netns_render.namespace(self.plan, host), plan_if, machine_if):
+                subprocess.run(argv, capture_output=True)
+        super().teardown()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="sctpbench-hostpart", description="run one machine's share of a plan")
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--start-ns", type=int, required=True, help="time of day (ns) the servers start at")
+    args = parser.parse_args(argv)
+    plan = Plan.from_json((args.run_dir / "plan.json").read_text())
+    part = replace(Part.read(args.run_dir / "part.json"), start_ns=args.start_ns)
+    backend = HostPart(plan, args.run_dir, lambda text: print(f"SB-PROGRESS {text}", flush=True), part.modprobe_root,
+                       part=part)
+    try:
+        netns.run_backend(backend)
+    except BackendError as e:
+        print(f"SB-ERROR {part.machine}: {e}".replace("\n", " | "), flush=True)
+        return 1
+    except KeyboardInterrupt as stop:
+        print(f"SB-ERROR {part.machine}: {stops.reason(stop)}", flush=True)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
