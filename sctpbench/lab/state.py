@@ -109,10 +109,10 @@ def check_directory(directory: Path) -> None:
     text = str(directory)
     if any(c.isspace() or c in ",:\"'" for c in text):
         raise BadLabFolder(f"--dir {directory}: the guests' command lines cannot carry a path with spaces, commas, "
-                       "colons or quotes; allowed: a plain absolute path")
+                           "colons or quotes; allowed: a plain absolute path")
     if directory == Path("/run") or directory.is_relative_to("/run"):
         raise BadLabFolder(f"--dir {directory}: the guests mount their own /run over it and could not read the lab's keys; "
-                       "allowed: a folder outside /run")
+                           "allowed: a folder outside /run")
     # The longest: a guest's mconsole, and SSH's shared connection as ssh creates it (a
     # random suffix, then renamed) for the last /30 of the management network.
     sockets = [directory / UML_DIR / "sblab-00000000-0123456789" / "mconsole",
@@ -120,4 +120,4 @@ def check_directory(directory: Path) -> None:
     longest = max(len(str(p)) for p in sockets)
     if longest > SOCKET_PATH_MAX:
         raise BadLabFolder(f"--dir {directory}: too long for the unix sockets kept in it ({longest} > "
-                       f"{SOCKET_PATH_MAX} bytes); allowed: a shorter path")
+                           f"{SOCKET_PATH_MAX} bytes); allowed: a shorter path")
