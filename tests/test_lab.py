@@ -14,7 +14,7 @@ import yaml
 
 from sctpbench.backends import inventory as backend_inventory
 from sctpbench.lab import guests, inventory, layout, lifecycle, network, processes, state
-from sctpbench.lab.state import GuestState, LabError, LabRunning, LabState, SwitchState
+from sctpbench.lab.state import GuestState, LabRunning, LabState, SwitchState
 
 ROOT = Path(__file__).resolve().parent.parent
 LINK_FAULTS = ROOT / "examples" / "link-faults.yaml"  # client, server and the emulator emu
@@ -89,17 +89,18 @@ def test_the_guest_command_line_runs_in_the_labs_namespace_on_the_real_clock(tmp
     assert not [w for w in argv if w.startswith("time-travel")]
 
 
-EXPECTED_CLIENT = """\
-  client:
-    address: 198.19.255.2
-    port: 22
-    user: root
-    identity: /lab/id_ed25519
-    ssh_args: -o ProxyCommand="ip netns exec sblab-0123abcd socat STDIO TCP:%h:%p" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
-    python: /usr/bin/python3
-    modprobe_root: /run/modroot
-    interfaces: {primary: eth1, secondary: eth2}
-"""
+EXPECTED_CLIENT = (
+    "  client:\n"
+    "    address: 198.19.255.2\n"
+    "    port: 22\n"
+    "    user: root\n"
+    "    identity: /lab/id_ed25519\n"
+    '    ssh_args: -o ProxyCommand="ip netns exec sblab-0123abcd socat STDIO TCP:%h:%p" -o ControlPath=/lab/cm-%h'
+    " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null\n"
+    "    python: /usr/bin/python3\n"
+    "    modprobe_root: /run/modroot\n"
+    "    interfaces: {primary: eth1, secondary: eth2}\n"
+)
 
 
 def test_inventory_is_rendered_in_the_shape_the_ansible_backend_reads() -> None:
@@ -129,10 +130,11 @@ def test_the_ansible_backend_reads_the_labs_inventory(tmp_path: Path) -> None:
 
 def test_the_inventorys_ssh_goes_through_the_labs_namespace() -> None:
     entry = inventory.MachineEntry(host="client", address="198.19.255.2", identity="/lab/id_ed25519",
-                                   ssh_args=inventory.ssh_args("sblab-0123abcd"))
+                                   ssh_args=inventory.ssh_args("sblab-0123abcd", Path("/lab")))
     argv = entry.ssh_argv("hostname")
     assert argv[:5] == ["ssh", "-i", "/lab/id_ed25519", "-p", "22"]
     assert "ProxyCommand=ip netns exec sblab-0123abcd socat STDIO TCP:%h:%p" in argv
+    assert "ControlPath=/lab/cm-%h" in argv  # connections shared only within the lab
     assert argv[-2:] == ["root@198.19.255.2", "hostname"]
 
 
@@ -161,7 +163,7 @@ def test_lab_json_round_trip(tmp_path: Path) -> None:
     ("/srv/my,lab", "commas"), ("/srv/my lab", "spaces"), ("/run/lab", "outside /run"), ("/srv/" + "x" * 80, "too long"),
 ])
 def test_folders_the_guests_cannot_use_are_refused(directory: str, says: str) -> None:
-    with pytest.raises(LabError, match=says):
+    with pytest.raises(state.BadLabFolder, match=says):
         state.check_directory(Path(directory))
 
 
@@ -260,3 +262,10 @@ def test_a_bad_experiment_exits_2_before_anything_is_made(tmp_path: Path) -> Non
 
 def sctpbench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sctpbench.cli", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_a_folder_too_long_for_its_sockets_exits_2_before_anything_is_made(tmp_path: Path) -> None:
+    folder = tmp_path / ("x" * 80)
+    r = sctpbench("lab", "up", str(FAILOVER), "--dir", str(folder))
+    assert r.returncode == 2 and "too long for the unix sockets kept in it" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not folder.exists()

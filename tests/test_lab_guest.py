@@ -4,7 +4,9 @@ a second `up` refused, a failed `up` that leaves nothing, and `down` that leaves
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -17,7 +19,12 @@ from sctpbench import lab as labs
 from sctpbench.lab import guests, lifecycle, network, processes
 from sctpbench.lab.inventory import Inventory, MachineEntry
 
-pytestmark = pytest.mark.guest
+NEEDED = ("uml_switch", "socat", "ssh", "/usr/sbin/sshd")
+pytestmark = [
+    pytest.mark.guest,
+    pytest.mark.skipif(os.geteuid() != 0, reason="the lab's network namespace and taps need root"),
+    pytest.mark.skipif(not all(shutil.which(n) for n in NEEDED), reason=f"the lab needs {', '.join(NEEDED)}"),
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 LINK_FAULTS = ROOT / "examples" / "link-faults.yaml"
@@ -89,15 +96,11 @@ def test_the_guests_have_the_plans_macs_and_a_writable_workdir(lab: labs.Lab) ->
     assert r.returncode == 0, r.stderr
 
 
-def address_pairs(inv: Inventory) -> list[tuple[str, str, str, str]]:
-    """(host, NIC, host, NIC) per wire, read from lab.json's switches and resolved through the inventory."""
-    state = labs.status(Path(inv.machines[0].identity).parent).state
-    assert state is not None
-    pairs = []
-    for s in state.switches:
-        (ha, ia, _), (hb, ib, _) = s.ports
-        pairs.append((ha, inv.machine(ha).interfaces[ia], hb, inv.machine(hb).interfaces[ib]))
-    return pairs
+def wire_ends(inv: Inventory) -> list[tuple[str, str, str, str, str]]:
+    """(host, NIC, host, NIC, MAC of the second end) per wire of the plan, NICs as the inventory maps them."""
+    plan = lifecycle.plan_of(LINK_FAULTS)
+    return [(w[0], inv.machine(w[0]).interfaces[w[1]], w[3], inv.machine(w[3]).interfaces[w[4]], w[5])
+            for w in (c.args for c in plan.setup if c.tool == "wire")]
 
 
 def give(m: MachineEntry, nic: str, address: str) -> None:
@@ -111,20 +114,25 @@ def forget(m: MachineEntry, nic: str) -> None:
 
 def test_each_wire_joins_the_interfaces_the_inventory_names(lab: labs.Lab) -> None:
     inv = labs.read_inventory(lab.inventory_path)
-    pairs = address_pairs(inv)
-    assert len(pairs) == 4
-    # One /24 per wire, its .1 on one end and .2 on the other: only the wire can carry the echo.
+    wires = wire_ends(inv)
+    assert len(wires) == 4
+    # One /24 per wire, its .1 on one end and .2 on the other. An echo alone would not do: a
+    # machine answers ARP for any of its addresses on any NIC, so the answer must also come
+    # from the MAC of the wire's other end.
     setup: dict[str, list[str]] = {}
-    for n, (ha, na, hb, nb) in enumerate(pairs):
+    for n, (ha, na, hb, nb, _) in enumerate(wires):
         setup.setdefault(ha, []).append(f"ip addr add 198.18.{200 + n}.1/24 dev {na} && ip link set {na} up")
         setup.setdefault(hb, []).append(f"ip addr add 198.18.{200 + n}.2/24 dev {nb} && ip link set {nb} up")
     try:
         for host, commands in setup.items():
             r = ssh(inv.machine(host), " && ".join(commands))
             assert r.returncode == 0, r.stderr
-        for n, (ha, na, hb, nb) in enumerate(pairs):
-            r = ssh(inv.machine(ha), f"python3 - 198.18.{200 + n}.2", stdin=ECHO)
+        for n, (ha, na, hb, nb, mac) in enumerate(wires):
+            far = f"198.18.{200 + n}.2"
+            r = ssh(inv.machine(ha), f"python3 - {far} && ip -j neigh show to {far} dev {na}", stdin=ECHO)
             assert r.returncode == 0 and r.stdout.count("reply from") == 3, (ha, na, hb, nb, r.stdout, r.stderr)
+            neighbours = json.loads(r.stdout.splitlines()[-1])
+            assert [e["lladdr"] for e in neighbours] == [mac], (ha, na, hb, nb)
     finally:
         for m in inv.machines:
             ssh(m, "; ".join(f"ip addr flush dev {nic}; ip link set {nic} down" for nic in m.interfaces.values()))
@@ -166,6 +174,10 @@ def test_ansible_pings_every_machine(lab: labs.Lab, tmp_path: Path) -> None:
     print(f"ansible ping: {time.monotonic() - started:.1f} s wall")
     assert r.returncode == 0, r.stdout + r.stderr
     assert sorted(line.split(" | ")[0] for line in r.stdout.splitlines() if "SUCCESS" in line) == ["client", "emu", "server"]
+    # Ansible's shared connections live in the lab's folder, not in a ~/.ansible/cp that
+    # every lab's identical addresses would share.
+    assert sorted(p.name for p in lab.directory.glob("cm-*")) == ["cm-198.19.255.10", "cm-198.19.255.2", "cm-198.19.255.6"]
+    assert not list((tmp_path / ".ansible").glob("cp/*"))
 
 
 def test_a_second_up_is_refused(lab: labs.Lab) -> None:
@@ -193,6 +205,7 @@ def test_down_leaves_nothing(lab: labs.Lab) -> None:
     assert labs.down(lab.directory) is True
     print(f"lab down: {time.monotonic() - started:.2f} s wall")
     assert leftovers(before) == []
+    assert not processes.marked(f"{lab.directory}/cm-")  # Ansible's SSH masters were told to exit
     assert labs.down(lab.directory) is False
     assert not (lab.directory / "inventory.yaml").exists()
 

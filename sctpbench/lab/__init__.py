@@ -9,7 +9,7 @@ joined per wire by a switch and reached over SSH: machines for the ansible backe
 from sctpbench.lab.inventory import Inventory, MachineEntry
 from sctpbench.lab.inventory import read as read_inventory
 from sctpbench.lab.lifecycle import Lab, LabStatus, down, status, up
-from sctpbench.lab.state import LabError, LabRunning
+from sctpbench.lab.state import BadLabFolder, LabError, LabRunning
 
-__all__ = ["Inventory", "Lab", "LabError", "LabRunning", "LabStatus", "MachineEntry", "down", "read_inventory",
+__all__ = ["BadLabFolder", "Inventory", "Lab", "LabError", "LabRunning", "LabStatus", "MachineEntry", "down", "read_inventory",
            "status", "up"]

@@ -1,7 +1,8 @@
 """`sctpbench lab up|down|status`: argument handling and output, for cli.py.
 
 Exit status: 0 done (status: a lab runs), 1 the lab failed to start or could not be
-ended completely (status: none runs), 2 bad input or a folder whose lab already runs.
+ended completely (status: none runs), 2 bad input (the file, a --dir the guests cannot
+use) or a folder whose lab already runs.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from sctpbench.backends import stops
 from sctpbench.lab import lifecycle
-from sctpbench.lab.state import LabError, LabRunning
+from sctpbench.lab.state import BadLabFolder, LabError, LabRunning
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_DIR = Path("lab")
@@ -44,7 +45,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     try:
         with stops.stoppable():  # SIGTERM tears down what was started, as Ctrl-C does
             lab = lifecycle.up(args.file, args.dir, args.overrides, progress)
-    except LabRunning as e:
+    except (LabRunning, BadLabFolder) as e:
         print(f"sctpbench: {e}", file=sys.stderr)
         return EXIT_USAGE
     except LabError as e:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sctpbench.backends import uml_kernel
 from sctpbench.lab import network
-from sctpbench.lab.layout import Layout, Machine
+from sctpbench.lab.layout import MANAGEMENT_NIC, Layout, Machine
 
 INIT = Path(__file__).resolve().parent / "guest_init.sh"
 GUEST_MEMORY = "256M"
@@ -37,7 +37,7 @@ def switch_socket(directory: Path, index: int) -> Path:
 
 def nic_words(machine: Machine, layout: Layout, directory: Path) -> list[str]:
     """The kernel's NIC arguments: eth0 on the tap, ethN=daemon,MAC,unix,SOCKET per wire end."""
-    words = [f"eth0=tuntap,{machine.tap}"]
+    words = [f"{MANAGEMENT_NIC}=tuntap,{machine.tap}"]
     for port, switch in layout.ports_of(machine.host):
         words.append(f"{port.nic}=daemon,{port.mac},unix,{switch_socket(directory, switch.index)}")
     return words

@@ -58,14 +58,23 @@ class Inventory:
         return next(m for m in self.machines if m.host == host)
 
 
-def ssh_args(netns: str) -> str:
+# Every lab's guests have the same addresses, so SSH's default connection-sharing socket
+# (Ansible's ~/.ansible/cp/%C, a hash of host, port and user) would be the same for the
+# machines of two labs, and one lab's commands could go over the other's connection: each
+# lab keeps its sockets in its own folder, one per machine (its address; a short name, as
+# a unix socket's path is short).
+CONTROL_PATH = "cm-%h"
+
+
+def ssh_args(netns: str, directory: Path) -> str:
     proxy = f"ip netns exec {netns} socat STDIO TCP:%h:%p"
-    return f'-o ProxyCommand="{proxy}" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'
+    return (f'-o ProxyCommand="{proxy}" -o ControlPath={directory / CONTROL_PATH} '
+            f"-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null")
 
 
 def from_layout(layout: Layout, netns: str, identity: Path) -> Inventory:
     return Inventory(machines=[
-        MachineEntry(host=m.host, address=m.address, identity=str(identity), ssh_args=ssh_args(netns),
+        MachineEntry(host=m.host, address=m.address, identity=str(identity), ssh_args=ssh_args(netns, identity.parent),
                      interfaces=dict(m.nics))
         for m in layout.machines
     ])

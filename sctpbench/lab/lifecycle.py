@@ -91,14 +91,15 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
        report: Report | None = None, timeout_s: float = BOOT_TIMEOUT_S) -> Lab:
     """Boot one guest per host of the experiment's plan; return once every guest answers SSH.
 
-    Raises LabRunning when the folder's lab runs, LabError when the lab cannot start (after
-    tearing down what it started), SpecError for a bad experiment file.
+    Raises SpecError for a bad experiment file, BadLabFolder for a folder the guests cannot
+    use, LabRunning when the folder's lab runs, LabError when the lab cannot start (after
+    tearing down what it started).
     """
     say = report or (lambda _: None)
     folder = Path(directory).resolve()
-    state.check_directory(folder)
     experiment_path = Path(experiment).resolve()
     plan = plan_of(experiment_path, overrides)
+    state.check_directory(folder)
     try:
         layout = from_plan(plan)
     except LayoutError as e:
@@ -109,7 +110,7 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
     (folder / state.LOGS).mkdir(exist_ok=True)
     lab = _new_state(folder, experiment_path, layout, kernel)
     state.write(folder, lab)
-    say(f"lab {lab.id}: {len(layout.machines)} guest(s) ({', '.join(m.host for m in layout.machines)}), "
+    say(f"{lab.id}: {len(layout.machines)} guest(s) ({', '.join(m.host for m in layout.machines)}), "
         f"{len(layout.switches)} switch(es), {kernel.origin} kernel {kernel.release}, real clock")
     try:
         identity = keys.ensure(folder)
@@ -154,6 +155,7 @@ def status(directory: Path | str = "lab") -> LabStatus:
 def teardown(lab: LabState) -> None:
     """End the guests (all at once), then the switches, the namespace, the sockets; forget the lab."""
     folder = Path(lab.directory)
+    _end_shared_connections(lab, folder)
     processes.end_groups([(g.pid, _mark(g)) for g in lab.guests])
     processes.end_groups([(s.pid, _mark(s)) for s in lab.switches])
     pieces: list[GuestState | SwitchState] = [*lab.guests, *lab.switches]
@@ -164,6 +166,17 @@ def teardown(lab: LabState) -> None:
     shutil.rmtree(folder / state.UML_DIR, ignore_errors=True)
     network.delete(lab.netns)  # raises when it cannot: lab.json then stays, for another `down`
     state.forget(folder)
+
+
+def _end_shared_connections(lab: LabState, folder: Path) -> None:
+    """Tell the SSH masters Ansible left (ControlPersist) to exit: they would otherwise hold
+    a socat in the lab's namespace for up to a minute after their machine is gone."""
+    for g in lab.guests:
+        socket = folder / inventory.CONTROL_PATH.replace("%h", g.address)
+        if socket.exists():
+            subprocess.run(["ssh", "-o", f"ControlPath={socket}", "-O", "exit", g.address],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=SSH_PROBE_TIMEOUT_S)
+            socket.unlink(missing_ok=True)
 
 
 def _teardown_after_failure(lab: LabState, say: Report) -> None:

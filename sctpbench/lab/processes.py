@@ -25,11 +25,6 @@ def start_detached(argv: list[str], log: Path) -> int:
     with open(log, "ab") as out:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True, close_fds=True)
-    # Just after exec /proc shows an empty command line for a moment: wait until it shows
-    # the program's, so that whoever checks the mark next does not take it for gone.
-    deadline = time.monotonic() + EXEC_WAIT_S
-    while not command_line(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)
     return proc.pid
 
 
@@ -48,7 +43,25 @@ def word(text: str) -> str:
 
 
 def is_ours(pid: int | None, mark: str) -> bool:
-    return pid is not None and mark in command_line(pid)
+    """The process runs and carries the mark. A live process shows an empty command line
+    while it execs (`ip netns exec` becoming the guest or the switch): wait that out."""
+    if pid is None:
+        return False
+    deadline = time.monotonic() + EXEC_WAIT_S
+    while True:
+        line = command_line(pid)
+        if line or not _alive(pid) or time.monotonic() > deadline:
+            return mark in line
+        time.sleep(0.005)
+
+
+def _alive(pid: int) -> bool:
+    """Neither gone nor a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def end_groups(targets: list[tuple[int | None, str]]) -> None:

@@ -100,16 +100,24 @@ class LabRunning(LabError):
     """`up` on a folder whose lab runs."""
 
 
+class BadLabFolder(LabError):
+    """A --dir the guests cannot use."""
+
+
 def check_directory(directory: Path) -> None:
     """A folder the guests' command lines and unix sockets can name (before anything starts)."""
     text = str(directory)
     if any(c.isspace() or c in ",:\"'" for c in text):
-        raise LabError(f"--dir {directory}: the guests' command lines cannot carry a path with spaces, commas, "
-                       "colons or quotes; allowed: a plain absolute path")
+        raise BadLabFolder(f"--dir {directory}: the guests' command lines cannot carry a path with spaces, commas, "
+                           "colons or quotes; allowed: a plain absolute path")
     if directory == Path("/run") or directory.is_relative_to("/run"):
-        raise LabError(f"--dir {directory}: the guests mount their own /run over it and could not read the lab's keys; "
-                       "allowed: a folder outside /run")
-    longest = directory / UML_DIR / "sblab-00000000-0123456789" / "mconsole"
-    if len(str(longest)) > SOCKET_PATH_MAX:
-        raise LabError(f"--dir {directory}: too long for the unix sockets kept in it ({len(str(longest))} > "
-                       f"{SOCKET_PATH_MAX} bytes); allowed: a shorter path")
+        raise BadLabFolder(f"--dir {directory}: the guests mount their own /run over it and could not read the lab's keys; "
+                           "allowed: a folder outside /run")
+    # The longest: a guest's mconsole, and SSH's shared connection as ssh creates it (a
+    # random suffix, then renamed) for the last /30 of the management network.
+    sockets = [directory / UML_DIR / "sblab-00000000-0123456789" / "mconsole",
+               directory / "cm-198.19.255.254.0123456789abcdef"]
+    longest = max(len(str(p)) for p in sockets)
+    if longest > SOCKET_PATH_MAX:
+        raise BadLabFolder(f"--dir {directory}: too long for the unix sockets kept in it ({longest} > "
+                           f"{SOCKET_PATH_MAX} bytes); allowed: a shorter path")
