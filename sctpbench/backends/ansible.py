@@ -45,6 +45,9 @@ MERGED = ("events.jsonl", "kernel.json", "versions.json", "backend.json")
 NOT_RESULTS = ("plan.json", "part.json", "plan.sh", "host.json", "schedules", "signals")
 # Beyond the plan's own length: the machines' start margin, process starts, and the drain.
 RUN_SLACK_S = 120
+# A playbook that takes longer is stopped (a machine that stopped answering mid-task): prepare
+# and clean take under a minute on a lab of UML guests on a loaded host.
+PLAYBOOK_TIMEOUT_S = 600
 
 
 def bundle(agent: Path, into: Path) -> tuple[Path, str]:
@@ -124,7 +127,8 @@ class Playbooks:
         self.extravars: dict[str, Any] = {"sb_workdir": inv.workdir, "sb_bundle": str(self.bundle),
                                           "sb_bundle_id": self.bundle_id, "sb_agent_version": agent_version(agent)}
 
-    def run(self, playbook: str, extravars: dict[str, Any] | None = None, check: bool = False) -> Any:
+    def run(self, playbook: str, extravars: dict[str, Any] | None = None, check: bool = False,
+            timeout_s: int = PLAYBOOK_TIMEOUT_S) -> Any:
         import ansible_runner  # noqa: PLC0415 - heavy, and only this backend needs it
 
         # In a thread, so that Ctrl-C here ends ansible-playbook too (the runner kills it once
@@ -136,7 +140,7 @@ class Playbooks:
             envvars={"ANSIBLE_PIPELINING": "True", "ANSIBLE_SSH_TRANSFER_METHOD": "piped", "ANSIBLE_HOST_KEY_CHECKING": "False",
                      "ANSIBLE_FORKS": "16", "ANSIBLE_NOCOLOR": "True"},
             cmdline="--check --diff" if check else None, quiet=True, ident=playbook.removesuffix(".yml") + ("-check" if check else ""),
-            cancel_callback=cancelled.is_set,
+            cancel_callback=cancelled.is_set, timeout=timeout_s,
         )
         try:
             while thread.is_alive():
@@ -273,7 +277,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
         report(f"running on every machine; servers start in {inv.start_margin_ns / 1e9:g} s")
         started = time.monotonic()
         r = books.run("run.yml", run_vars | {"sb_start_ns": start_ns, "sb_timeout_s": timeout_s,
-                                              "sb_results": str(data_dir / "results")})
+                                              "sb_results": str(data_dir / "results")}, timeout_s=timeout_s + RUN_SLACK_S)
         facts["run_s"] = round(time.monotonic() - started, 1)
         status = merge(run_dir, data_dir / "results", plan)
         shutil.rmtree(data_dir / "results")  # merged into the run folder; ansible-runner's logs stay
