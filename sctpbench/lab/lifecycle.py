@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sctpbench.backends import uml_kernel
+from sctpbench.backends import clocksync, uml_kernel
+from sctpbench.backends import inventory as backend_inventory
 from sctpbench.lab import guests, inventory, keys, network, processes, state
 from sctpbench.lab.layout import Layout, LayoutError, from_plan
 from sctpbench.lab.state import GuestState, LabError, LabRunning, LabState, SwitchState
@@ -121,12 +122,22 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
         machines = inventory.from_layout(layout, lab.netns, identity)
         (folder / state.INVENTORY_FILE).write_text(inventory.render(machines, folder, str(experiment)))
         _probe_ssh(lab, machines)
+        _set_clocks(folder, say)
     except BaseException:
         _teardown_after_failure(lab, say)
         raise
     lab.status = "up"
     state.write(folder, lab)
     return Lab(directory=folder, state=lab, inventory=machines)
+
+
+def _set_clocks(folder: Path, say: Callable[[str], None]) -> None:
+    """Each guest's time of day set to the host's: a booted UML kernel's can be tens of ms off
+    (it reads the host's once, at boot), and a run's MTT spans two guests' clocks."""
+    machines = backend_inventory.load(folder / state.INVENTORY_FILE).machines
+    for host, machine in machines.items():
+        left = clocksync.step(machine)
+        say(f"lab {host} clock set: {left.offset_ns / 1e6:+.3f} ± {left.uncertainty_ns / 1e6:.3f} ms from the host's")
 
 
 def down(directory: Path | str = "lab") -> bool:
