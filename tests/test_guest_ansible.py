@@ -130,6 +130,7 @@ def test_a_clock_set_off_on_one_guest_makes_the_run_refuse(lab: Path, tmp_path: 
                        inventory_file=lab / "inventory.yaml")
     finally:
         subprocess.run([*server.ssh_command(), f"date -s @{time.time_ns() / 1e9:.6f}"], capture_output=True, timeout=120)
-    assert r.returncode == 1
-    assert "clock preflight: server's clock is" in r.stderr and "ahead of this host's, beyond the bound of 5 ms" in r.stderr
+    said = r.stdout + r.stderr  # the run's line on stdout, progress on stderr
+    assert r.returncode == 1, said
+    assert "clock preflight: server's clock is" in said and "ahead of this host's, beyond the bound of 5 ms" in said, said
     assert _clean_check(lab).returncode == 0

@@ -276,7 +276,9 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
         timeout_s = int((plan.end_ns + plan.drain_timeout_ns + inv.start_margin_ns) / 1e9) + RUN_SLACK_S
         report(f"running on every machine; servers start in {inv.start_margin_ns / 1e9:g} s")
         started = time.monotonic()
-        r = books.run("run.yml", run_vars | {"sb_start_ns": start_ns, "sb_timeout_s": timeout_s,
+        # Until the workload's end: the machines are left alone while they measure.
+        quiet_s = int((start_ns - time.time_ns() + hostpart.T0_DELAY_NS + plan.end_ns) / 1e9) + 1
+        r = books.run("run.yml", run_vars | {"sb_start_ns": start_ns, "sb_timeout_s": timeout_s, "sb_quiet_s": quiet_s,
                                               "sb_results": str(data_dir / "results")}, timeout_s=timeout_s + RUN_SLACK_S)
         facts["run_s"] = round(time.monotonic() - started, 1)
         status = merge(run_dir, data_dir / "results", plan)
