@@ -47,7 +47,8 @@ def test_the_inventory_is_read_with_its_defaults(tmp_path: Path) -> None:
     assert inv.clock_bound_ns == 2_000_000 and inv.start_margin_ns == 15_000_000_000
     assert inv.workdir == inventory.DEFAULT_WORKDIR
     server = inv.machine("server")
-    assert server.ssh_command() == ["ssh", "-p", "2222", "-o", "BatchMode=yes", "-i", "/k", "root@198.19.255.6"]
+    assert server.ssh_command() == ["ssh", "-p", "2222", "-o", "BatchMode=yes", "-o", "ControlPath=none", "-i", "/k",
+                                    "root@198.19.255.6"]
     assert inv.machine("emu").ssh_command()[-3:] == ["-o", "ProxyCommand=ip netns exec lab socat STDIO TCP:%h:%p",
                                                      "root@198.19.255.10"]
 

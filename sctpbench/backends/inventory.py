@@ -59,8 +59,9 @@ class Machine:
     system: str = "linux"
 
     def ssh_command(self) -> list[str]:
-        """ssh with everything Ansible is also given, up to the remote command."""
-        argv = ["ssh", "-p", str(self.port), "-o", "BatchMode=yes"]
+        """ssh with everything Ansible is also given, up to the remote command. A connection of
+        its own (no ControlPath): a multiplexing master Ansible left behind may have gone stale."""
+        argv = ["ssh", "-p", str(self.port), "-o", "BatchMode=yes", "-o", "ControlPath=none"]
         if self.identity:
             argv += ["-i", self.identity]
         return argv + _split(self.ssh_args) + [f"{self.user}@{self.address}"]
