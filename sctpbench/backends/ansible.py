@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,7 @@ def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, ho
         if m.identity:
             entry["ansible_ssh_private_key_file"] = m.identity
         if shares is not None:
-            entry["sb_part"] = shares[host].__dict__
+            entry["sb_part"] = asdict(shares[host])
             entry["sb_has_agents"] = any(p.host == host and p.role in hostpart.AGENT_ROLES for p in plan_processes)
         machines[host] = entry
     return {"all": {"hosts": machines}}
