@@ -16,6 +16,7 @@ failed, when the self-check found the host too busy for the run to mean anything
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -36,7 +37,13 @@ THROUGH_EMULATOR = ["--set", "topology.emulator=true"]
 # tick or a scheduling delay for detection and failover (timers of 200-800 ms), a fraction
 # of the 10 ms one-way delay for the median MTT.
 ALLOWED = {"detection_time_ms": 30.0, "failover_time_ms": 30.0, "mtt_p50_ms": 2.0}
-pytestmark = pytest.mark.guest
+# Run by hand (SCTPBENCH_LAB_TESTS=1), not by the test command: a lab guest sometimes stops
+# answering a few seconds after a run ended (its kernel spins; even UML's mconsole gets no
+# answer), in about one run in three after the first on the same lab. Until that is found,
+# a CI run would fail on it at random. README, "Real machines".
+pytestmark = [pytest.mark.guest,
+              pytest.mark.skipif(os.environ.get("SCTPBENCH_LAB_TESTS") != "1",
+                                 reason="the ansible lab tests run by hand: SCTPBENCH_LAB_TESTS=1 (README, \"Real machines\")")]
 
 
 @pytest.fixture(scope="module")
