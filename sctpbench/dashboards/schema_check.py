@@ -66,23 +66,26 @@ class Deviation:
         return ".".join(self.path)
 
 
-_INFLUX_ANNOTATION = (
-    "InfluxDB annotation field: Grafana's InfluxDB datasource reads it (its annotation editor and "
-    "its migration of legacy annotations, public/app/plugins/datasource/influxdb); the schema's "
-    "AnnotationQuery is datasource-neutral and types `target` as a bare DataQuery (refId, hide, "
-    "datasource), and the package has no InfluxDB query type.")
+_INFLUX_TARGET = (
+    "The InfluxDB datasource's own query fields: Grafana's InfluxDB plugin reads the annotation's "
+    "`target` as its InfluxQuery; the schema types `target` as a bare DataQuery (refId, hide, "
+    "datasource) and the package has no InfluxDB query type.")
+_INFLUX_LEGACY = (
+    "The InfluxDB datasource's legacy annotation form (Grafana before annotations had a `target`): "
+    "the plugin's prepareAnnotation builds a target from the top-level query, textColumn and "
+    "tagsColumn when the target has no query; the schema's AnnotationQuery is datasource-neutral.")
 
 DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(("templating", "list", "*", "definition"),
               "A query variable's `definition` is the query text Grafana's variable editor saves and "
               "its variables list shows; @grafana/data's QueryVariableModel has it, the schema's "
               "VariableModel does not."),
-    Deviation(("annotations", "list", "*", "query"), f"The InfluxQL of a legacy annotation. {_INFLUX_ANNOTATION}"),
-    Deviation(("annotations", "list", "*", "textColumn"), f"Column shown as the annotation's text. {_INFLUX_ANNOTATION}"),
-    Deviation(("annotations", "list", "*", "tagsColumn"), f"Column shown as the annotation's tags. {_INFLUX_ANNOTATION}"),
-    Deviation(("annotations", "list", "*", "target", "query"), f"The annotation query's InfluxQL. {_INFLUX_ANNOTATION}"),
+    Deviation(("annotations", "list", "*", "query"), f"The annotation's InfluxQL. {_INFLUX_LEGACY}"),
+    Deviation(("annotations", "list", "*", "textColumn"), f"Column shown as the annotation's text. {_INFLUX_LEGACY}"),
+    Deviation(("annotations", "list", "*", "tagsColumn"), f"Column shown as the annotation's tags. {_INFLUX_LEGACY}"),
+    Deviation(("annotations", "list", "*", "target", "query"), f"The annotation's InfluxQL. {_INFLUX_TARGET}"),
     Deviation(("annotations", "list", "*", "target", "rawQuery"),
-              f"InfluxQL written as text, not built in the editor. {_INFLUX_ANNOTATION}"),
+              f"InfluxQL written as text, not built in the query editor. {_INFLUX_TARGET}"),
 )
 
 
