@@ -1,40 +1,50 @@
 """Entry point inside the guest (or on a capable host): run the plan in a run folder.
 
 Prints `SB-PROGRESS text` lines for the host to show and exits 0 on success, 1 when the
-backend failed (backend.json holds the reason), 130 when interrupted.
+backend failed (backend.json holds the reason), 130 when interrupted. The backends built on
+the netns backend (mininet_guest.py, hostpart.py) speak the same lines through `entry`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from sctpbench.backends import stops
-from sctpbench.backends.netns import run_plan
+from sctpbench.backends import netns, stops
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
 
+RunPlan = Callable[[Plan, Path, netns.Report, str | None], None]
 
-def _report(text: str) -> None:
+
+def report(text: str) -> None:
     print(f"SB-PROGRESS {text}", flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sctpbench-guest")
+def entry(run: Callable[[], None], who: str = "") -> int:
+    """Run, and say how it ended as the host reads it: an SB-ERROR line (prefixed by `who`,
+    the machine it ran on, where there are several) and the exit status."""
+    prefix = f"{who}: " if who else ""
+    try:
+        run()
+    except BackendError as e:
+        print(f"SB-ERROR {prefix}{e}".replace("\n", " | "), flush=True)
+        return 1
+    except KeyboardInterrupt as stop:
+        print(f"SB-ERROR {prefix}{stops.reason(stop)}", flush=True)
+        return 130
+    return 0
+
+
+def main(argv: list[str] | None = None, prog: str = "sctpbench-guest", run_plan: RunPlan = netns.run_plan) -> int:
+    parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--modprobe-root")
     args = parser.parse_args(argv)
     plan = Plan.from_json((args.run_dir / "plan.json").read_text())
-    try:
-        run_plan(plan, args.run_dir, _report, args.modprobe_root)
-    except BackendError as e:
-        print(f"SB-ERROR {e}".replace("\n", " | "), flush=True)
-        return 1
-    except KeyboardInterrupt as stop:
-        print(f"SB-ERROR {stops.reason(stop)}", flush=True)
-        return 130
-    return 0
+    return entry(lambda: run_plan(plan, args.run_dir, report, args.modprobe_root))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sctpbench.backends import netns, netns_render, stops
+from sctpbench.backends import guest, netns, netns_render
 from sctpbench.backends.netns_render import NsCommand
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, Process, TimedAction
@@ -214,17 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     plan = Plan.from_json((args.run_dir / "plan.json").read_text())
     part = replace(Part.read(args.run_dir / "part.json"), start_ns=args.start_ns)
-    backend = HostPart(plan, args.run_dir, lambda text: print(f"SB-PROGRESS {text}", flush=True), part.modprobe_root,
-                       part=part)
-    try:
-        netns.run_backend(backend)
-    except BackendError as e:
-        print(f"SB-ERROR {part.machine}: {e}".replace("\n", " | "), flush=True)
-        return 1
-    except KeyboardInterrupt as stop:
-        print(f"SB-ERROR {part.machine}: {stops.reason(stop)}", flush=True)
-        return 130
-    return 0
+    backend = HostPart(plan, args.run_dir, guest.report, part.modprobe_root, part=part)
+    return guest.entry(lambda: netns.run_backend(backend), part.machine)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ what was left, which is nothing when all went well.
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import subprocess
@@ -46,7 +45,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from sctpbench.backends import mininet_topology, netns_render, stops
+from sctpbench.backends import guest, mininet_topology, netns_render
 from sctpbench.backends.netns import NetnsBackend, Report, run_backend
 from sctpbench.backends.netns_render import NsCommand
 from sctpbench.model.errors import BackendError
@@ -236,25 +235,8 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, modprobe_root: str | Non
     run_backend(MininetBackend(plan, run_dir, report, modprobe_root))
 
 
-def _report(text: str) -> None:
-    print(f"SB-PROGRESS {text}", flush=True)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sctpbench-mininet-guest")
-    parser.add_argument("run_dir", type=Path)
-    parser.add_argument("--modprobe-root")
-    args = parser.parse_args(argv)
-    plan = Plan.from_json((args.run_dir / "plan.json").read_text())
-    try:
-        run_plan(plan, args.run_dir, _report, args.modprobe_root)
-    except BackendError as e:
-        print(f"SB-ERROR {e}".replace("\n", " | "), flush=True)
-        return 1
-    except KeyboardInterrupt as stop:
-        print(f"SB-ERROR {stops.reason(stop)}", flush=True)
-        return 130
-    return 0
+    return guest.main(argv, "sctpbench-mininet-guest", run_plan)
 
 
 if __name__ == "__main__":
