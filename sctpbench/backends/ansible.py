@@ -321,7 +321,8 @@ class Ansible:
     """The ansible backend as the registry knows it (base.Backend)."""
 
     name = "ansible"
-    clocks = ("real",)
+    # paced: only where the inventory's machines share one virtual time (a lab on virtual time).
+    clocks = ("real", "paced")
 
     def _inventory(self) -> tuple[Inventory | None, str]:
         path = inventory.path_from_environment()
@@ -340,7 +341,13 @@ class Ansible:
 
     def available(self, clock: str | None = None) -> tuple[bool, str]:
         if clock is not None and clock not in self.clocks:
-            return False, "the ansible backend runs on the machines' own clocks (real)"
+            return False, ("the ansible backend runs on the machines' own clocks: real, or paced where they "
+                           "share one virtual time (a lab on virtual time)")
+        if clock == "paced":
+            inv, why = self._inventory()
+            if inv is not None and inv.clock_shared != "paced":
+                return False, (f"the machines of {inv.path} do not share one virtual time (clock.shared: paced, "
+                               "as `sctpbench lab up` writes on virtual time)")
         missing = "; ".join(f"{c.name}: {c.detail}" for c in self.checks() if not c.ok)
         return (False, missing) if missing else (True, "")
 

@@ -7,6 +7,13 @@ ping-pong, as NTP does it): its offset is its answer minus the middle of the rou
 known to within half the round trip; the round with the shortest trip is kept. A run is
 refused when some machine is surely further than the inventory's bound from this host,
 and so possibly twice that from another machine. What was measured goes to clock.json.
+
+Machines on one virtual time (inventory clock.shared, a lab on virtual time) share one
+clock by construction, but it falls behind this host's while their work costs wall time
+and not virtual time, so a ping-pong against this host measures that lag, not the
+machines. There each machine's time of day less its boot-time clock (two reads of its own,
+no round trip) is compared with what it was when `lab up` started it (clock.epochs): the
+difference is exactly how far its time of day was set since.
 """
 
 from __future__ import annotations
@@ -95,8 +102,26 @@ def _ask(proc: subprocess.Popen[str], machine: Machine, deadline: float, line: s
     return int(answer)
 
 
+# The machine's time of day less its boot-time clock: constant unless its time of day is set.
+EPOCH = ("import time; print(time.clock_gettime_ns(time.CLOCK_REALTIME) - "
+         "time.clock_gettime_ns(time.CLOCK_BOOTTIME))")
+
+
+def epoch(machine: Machine) -> int:
+    """The machine's time of day less its boot-time clock, in ns (one SSH command)."""
+    argv = [*machine.ssh_command(), machine.python, "-c", _quoted(EPOCH)]
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S)
+    answer = done.stdout.strip()
+    if done.returncode != 0 or not answer.lstrip("-").isdigit():
+        raise BackendError(f"clock preflight: {machine.host} ({machine.address}) did not answer: "
+                           f"{done.stderr.strip() or 'no output'}")
+    return int(answer)
+
+
 def check(inventory: Inventory, hosts: list[str]) -> dict[str, object]:
     """Measure every machine the run uses; BackendError when one is surely beyond the bound."""
+    if inventory.clock_shared:
+        return _check_shared(inventory, hosts)
     offsets = [measure(inventory.machine(h)) for h in hosts]
     bound = inventory.clock_bound_ns
     beyond = [o for o in offsets if abs(o.offset_ns) - o.uncertainty_ns > bound]
@@ -106,6 +131,29 @@ def check(inventory: Inventory, hosts: list[str]) -> dict[str, object]:
                            f"(clock.bound in {inventory.path}); MTT spans two machines' clocks: synchronise them "
                            f"(chrony, NTP) or raise the bound")
     return {"method": "ssh ping-pong against the orchestrating host's time of day", "bound_ns": bound,
+            "machines": {o.machine: asdict(o) for o in offsets}}
+
+
+def _check_shared(inventory: Inventory, hosts: list[str]) -> dict[str, object]:
+    """Machines on one virtual time: how far each one's time of day was set since it started."""
+    bound = inventory.clock_bound_ns
+    offsets = []
+    for host in hosts:
+        reference = inventory.clock_epochs.get(host)
+        if reference is None:
+            raise BackendError(f"clock preflight: {inventory.path}: clock.epochs has no entry for {host} "
+                               "(written by `sctpbench lab up` with clock.shared)")
+        offsets.append(Offset(host, epoch(inventory.machine(host)) - reference, 0, 1))
+    beyond = [o for o in offsets if abs(o.offset_ns) > bound]
+    if beyond:
+        worst = max(beyond, key=lambda o: abs(o.offset_ns))
+        side = "ahead of" if worst.offset_ns >= 0 else "behind"
+        raise BackendError(f"clock preflight: {worst.machine}'s clock is {abs(worst.offset_ns) / 1e6:.3f} ms {side} "
+                           f"the machines' shared virtual time, beyond the bound of {bound / 1e6:g} ms (clock.bound in "
+                           f"{inventory.path}); MTT spans two machines' clocks: its time of day was set since "
+                           f"`lab up`; start the lab again")
+    return {"method": f"one virtual time ({inventory.clock_shared}): each machine's time of day less its boot-time "
+                      "clock, against its value when the lab started", "bound_ns": bound,
             "machines": {o.machine: asdict(o) for o in offsets}}
 
 

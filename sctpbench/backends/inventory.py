@@ -17,6 +17,9 @@ guests. Its shape (README, "Real machines"):
           primary: eth1
           secondary: eth2
     clock: {bound: 5ms}              # optional: refuse a run when two clocks differ by more
+                                     # (shared: paced and epochs, written by `lab up` on virtual
+                                     # time: the machines share one virtual time, paced by the
+                                     # wall clock; clocksync.py)
     start_margin: 20s                # optional: from launching the run to its start on every machine
     workdir: /var/tmp/sctpbench      # optional: where runs keep their files on each machine
 
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,7 @@ DEFAULT_FILE = "inventory.yaml"
 MACHINE_KEYS = {"address", "port", "user", "identity", "ssh_args", "python", "modprobe_root", "interfaces", "system"}
 SYSTEMS = ("linux", "freebsd")
 TOP_KEYS = {"machines", "clock", "start_margin", "workdir"}
+SHARED_CLOCKS = ("paced",)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,8 @@ class Inventory:
     clock_bound_ns: int = DEFAULT_BOUND_NS
     start_margin_ns: int = DEFAULT_START_MARGIN_NS
     workdir: str = DEFAULT_WORKDIR
+    clock_shared: str | None = None  # "paced": the machines are guests on one calendar (lab/vswitch.py)
+    clock_epochs: dict[str, int] = field(default_factory=dict)  # with shared: host → time of day less boot time at start
 
     def machine(self, host: str) -> Machine:
         try:
@@ -95,13 +101,19 @@ def load(path: Path) -> Inventory:
     where.unknown((), data, TOP_KEYS)
     machines = {str(host): _machine(where, str(host), spec) for host, spec in data["machines"].items()}
     clock = data.get("clock", {})
-    if not isinstance(clock, dict) or set(clock) - {"bound"}:
-        raise SpecError(where(("clock",), "allowed: {bound: DURATION}"))
+    if not isinstance(clock, dict) or set(clock) - {"bound", "shared", "epochs"}:
+        raise SpecError(where(("clock",), "allowed: {bound: DURATION, shared: paced, epochs: {HOST: NS}}"))
+    if clock.get("shared") not in (None, *SHARED_CLOCKS):
+        raise SpecError(where(("clock", "shared"), f"allowed: {', '.join(SHARED_CLOCKS)} (machines on one virtual time)"))
+    epochs = clock.get("epochs") or {}
+    if not isinstance(epochs, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in epochs.values()):
+        raise SpecError(where(("clock", "epochs"), "a mapping of host names to integers (ns), as `lab up` writes it"))
     return Inventory(
         path=path, machines=machines,
         clock_bound_ns=_duration(where, ("clock", "bound"), clock.get("bound"), DEFAULT_BOUND_NS),
         start_margin_ns=_duration(where, ("start_margin",), data.get("start_margin"), DEFAULT_START_MARGIN_NS),
         workdir=_string(where, ("workdir",), data.get("workdir", DEFAULT_WORKDIR)),
+        clock_shared=clock.get("shared"), clock_epochs={str(k): v for k, v in epochs.items()},
     )
 
 

@@ -43,11 +43,13 @@ every link: a guest's next read then returns nothing and it panics instead of wa
 from __future__ import annotations
 
 import enum
+import select
 import selectors
 import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +81,7 @@ class Guest:
     seq: int = 0  # sequence number of the calendar's own messages to it
     held: bool = False  # its current request had to wait for the wall clock
     pending: bytes = b""  # a partly received message
+    unanswered: set[int] = field(default_factory=set)  # seqs of RUN/FREE_UNTIL sent, not yet ACKed
 
 
 @dataclass
@@ -126,6 +129,18 @@ class Calendar:
 
     def start(self) -> None:
         """Listen (when a path is given) and serve in a thread until stop()."""
+        self._listen()
+        self._thread = threading.Thread(target=self._serve, name="timetravel-calendar", daemon=True)
+        self._thread.start()
+
+    def serve(self) -> None:
+        """Listen and serve in this thread, until a watcher raises (a process whose whole job this is)."""
+        self._listen()
+        self._serve()
+        if self.stats.error:
+            raise RuntimeError(self.stats.error)
+
+    def _listen(self) -> None:
         if self.path is not None:
             self.path.unlink(missing_ok=True)
             self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -133,8 +148,65 @@ class Calendar:
             self._listener.listen()
             self._selector.register(self._listener, selectors.EVENT_READ, "listen")
         self._selector.register(self._wake[0], selectors.EVENT_READ, "wake")
-        self._thread = threading.Thread(target=self._serve, name="timetravel-calendar", daemon=True)
-        self._thread.start()
+
+    def watch(self, fileobj: socket.socket | int, callback: Callable[[], None]) -> None:
+        """Call `callback` in the calendar's loop whenever `fileobj` is readable (devices sharing the loop)."""
+        self._selector.register(fileobj, selectors.EVENT_READ, callback)
+
+    def unwatch(self, fileobj: socket.socket | int) -> None:
+        try:
+            self._selector.unregister(fileobj)
+        except (KeyError, ValueError):
+            pass
+
+    def pump(self, sock: socket.socket, timeout_s: float) -> None:
+        """Serve the guests' calendar messages, granting nothing, until `sock` is readable.
+
+        A device that interrupts a guest waits here for the guest's answer, which the guest
+        sends only after asking the calendar for the time and to be run (virtio_uml's
+        time-travel handler): the calendar must answer meanwhile, and must not let another
+        guest run before the interrupt is on the calendar.
+        """
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            guests = [g.sock for g in self._guests.values()]
+            ready = select.select([sock, *guests], [], [], max(left, 0))[0] if left > 0 else []
+            if not ready:
+                raise TimeoutError(f"no answer from a guest within {timeout_s:g} s")
+            if sock in ready:
+                return
+            for s in ready:
+                if s.fileno() in self._guests:
+                    self._receive(s)
+
+    def settle(self, name: int, timeout_s: float) -> None:
+        """Serve the guests' messages until guest `name` has read every RUN sent to it.
+
+        A device must not interrupt a guest between RUN and its reading it: the guest's
+        interrupt handler asks the calendar for the time, reads the RUN among the answers,
+        and its idle loop then waits for a RUN that already came, for ever.
+        """
+        deadline = time.monotonic() + timeout_s
+        while any(g.name == name and g.unanswered for g in self._guests.values()):
+            left = deadline - time.monotonic()
+            guests = [g.sock for g in self._guests.values()]
+            ready = select.select(guests, [], [], left)[0] if left > 0 else []
+            if not ready:
+                raise TimeoutError(f"guest {name} did not answer its RUN within {timeout_s:g} s")
+            for s in ready:
+                if s.fileno() in self._guests:
+                    self._receive(s)
+
+    def present(self) -> int:
+        """Bring virtual time up to the wall clock's present, where no guest runs or is due
+        before it, and return it: the moment at which something from outside (a frame from
+        the host) reaches a guest. Without this it would arrive at the last grant, which
+        may be long past when every guest sleeps."""
+        if self.paced and self._guests and all(g.waiting for g in self._guests.values()):
+            due = [g.request for g in self._guests.values() if g.request is not None]
+            self._advance(min([self._wall_ns(), *due]))
+        return self.now
 
     def attach(self, sock: socket.socket) -> None:
         """Serve a guest already connected (a socketpair in tests); call before start()."""
@@ -163,6 +235,8 @@ class Calendar:
                         self._add(self._listener.accept()[0])  # type: ignore[union-attr]
                     elif key.data == "guest":
                         self._receive(key.fileobj)  # type: ignore[arg-type]
+                    elif callable(key.data):
+                        key.data()
         except Exception as exc:  # noqa: BLE001 - the guest must not wait on a dead calendar
             self.stats.error = f"{type(exc).__name__}: {exc}"
         finally:
@@ -197,7 +271,10 @@ class Calendar:
     def _receive(self, sock: socket.socket) -> None:
         guest = self._guests[sock.fileno()]
         try:
-            data = sock.recv(4096)
+            # Not blocking: a device's pump() may have read what select() reported ready.
+            data = sock.recv(4096, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return
         except ConnectionError:
             data = b""
         if not data:  # the guest went away: it no longer holds the others back
@@ -214,6 +291,7 @@ class Calendar:
     def _handle(self, guest: Guest, op: int, seq: int, at: int) -> None:
         self.stats.messages += 1
         if op == Op.ACK:  # the guest's answer to our RUN or FREE_UNTIL
+            guest.unanswered.discard(seq)
             return
         reply = 0
         if op == Op.START:
@@ -243,6 +321,8 @@ class Calendar:
         self.stats.virtual_ns = self.now
 
     def _send(self, guest: Guest, op: Op, seq: int, at: int) -> None:
+        if op != Op.ACK:
+            guest.unanswered.add(seq)
         try:
             guest.sock.sendall(MESSAGE.pack(op, seq, at))
         except OSError:  # gone while we answered: as if it had closed

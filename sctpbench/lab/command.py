@@ -27,6 +27,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     up.add_argument("file", type=Path)
     up.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                     help="override a dotted key of the file, as for run (repeatable)")
+    up.add_argument("--clock", choices=("virtual", "real"), default=None,
+                    help="virtual: all guests on one virtual time (the default with the project's kernel); "
+                         "real: each guest on the host's clock")
     for name, text in (("down", "end the lab's guests and switches, delete its namespace"), ("status", "what runs")):
         lsub.add_parser(name, help=text)
     for p in (up, *(lsub.choices[n] for n in ("down", "status"))):
@@ -44,7 +47,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         with stops.stoppable():  # SIGTERM tears down what was started, as Ctrl-C does
-            lab = lifecycle.up(args.file, args.dir, args.overrides, progress)
+            lab = lifecycle.up(args.file, args.dir, args.overrides, progress, clock=args.clock)
     except (LabRunning, BadLabFolder) as e:
         print(f"sctpbench: {e}", file=sys.stderr)
         return EXIT_USAGE

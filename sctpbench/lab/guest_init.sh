@@ -9,7 +9,8 @@
 # given a tmpfs: a writable home as on a fresh machine, without the host's shell start-up
 # files, which take seconds in a guest and would on every SSH command), SB_EXPOSE
 # (colon-separated host folders under those tmpfs, mounted back read-only), SB_MODULES (the
-# kernel's modules folder, or a folder with only its modules.builtin).
+# kernel's modules folder, or a folder with only its modules.builtin), SB_LAB_NICS (on shared
+# virtual time: ethN=MAC of every NIC, which are virtio NICs named in probe order).
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C.UTF-8
 
@@ -47,6 +48,19 @@ mount -t tmpfs -o mode=1777 tmpfs /dev/shm || echo "SB-LAB-ERROR cannot mount /d
 mount -t devpts -o ptmxmode=0666 devpts /dev/pts 2>/dev/null
 hostname "$SB_LAB_HOST"
 ip link set lo up
+# virtio NICs (shared virtual time) are named in probe order: give each its name by MAC
+# (SB_LAB_NICS: ethN=MAC,...), through temporary names, as two may swap.
+if [ -n "${SB_LAB_NICS:-}" ]; then
+    IFS=, read -ra wanted <<< "$SB_LAB_NICS"
+    for dev in /sys/class/net/eth*; do ip link set "${dev##*/}" name "sb${dev##*/eth}"; done
+    for pair in "${wanted[@]}"; do
+        mac=${pair#*=}
+        for dev in /sys/class/net/sb*; do
+            [ "$(cat "$dev/address")" = "$mac" ] && ip link set "${dev##*/}" name "${pair%%=*}"
+        done
+    done
+    [ -e /sys/class/net/eth0 ] || echo "SB-LAB-ERROR no NIC with eth0's MAC among: $(cat /sys/class/net/*/address | tr '\n' ' ')"
+fi
 ip addr add "$SB_LAB_ADDRESS" dev eth0 && ip link set eth0 up || echo "SB-LAB-ERROR cannot configure eth0"
 /usr/sbin/sshd -D -o UsePAM=no -o StrictModes=no -o AuthorizedKeysFile=/run/ssh/authorized_keys \
     -o PermitRootLogin=prohibit-password -o PasswordAuthentication=no -o UseDNS=no \

@@ -1,11 +1,15 @@
-"""A lab guest: one User-Mode Linux kernel per host, on the real clock, serving SSH.
+"""A lab guest: one User-Mode Linux kernel per host, serving SSH.
 
 Each guest boots the project's kernel (backends/uml_kernel.py) with the host's filesystem
-as its read-only root and `guest_init.sh` as PID 1. No time-travel word: guests that are
-separate machines cannot share one virtual time over plain NIC transports, so each runs
-on the host's clock, as real machines run on theirs. NICs: eth0 on the guest's tap in the
-lab's namespace (management), then one `daemon` NIC per wire end on that wire's switch,
-with the plan's MAC.
+as its read-only root and `guest_init.sh` as PID 1. NICs: eth0 for management (reached
+from the host through its tap in the lab's namespace), then one NIC per wire end, with the
+plan's MAC. Two clocks:
+
+- virtual: every guest runs on the lab's calendar (`time-travel=ext:`) and every NIC is a
+  virtio-net device of the lab's vswitch (`virtio_uml.device=`), the one NIC whose frames
+  reach a guest through the calendar, so all guests share one virtual time (vswitch.py);
+- real: no time-travel word, UML's own NICs (eth0 on the tap, `daemon` NICs on one
+  `uml_switch` per wire), each guest on the host's clock as real machines run on theirs.
 """
 
 from __future__ import annotations
@@ -36,10 +40,24 @@ def switch_socket(directory: Path, index: int) -> Path:
 
 
 def nic_words(machine: Machine, layout: Layout, directory: Path) -> list[str]:
-    """The kernel's NIC arguments: eth0 on the tap, ethN=daemon,MAC,unix,SOCKET per wire end."""
+    """The kernel's NIC arguments on the real clock: eth0 on the tap, ethN=daemon,MAC,unix,SOCKET per wire end."""
     words = [f"{MANAGEMENT_NIC}=tuntap,{machine.tap}"]
     for port, switch in layout.ports_of(machine.host):
         words.append(f"{port.nic}=daemon,{port.mac},unix,{switch_socket(directory, switch.index)}")
+    return words
+
+
+def nics(machine: Machine, layout: Layout) -> list[tuple[str, str]]:
+    """(ethN, MAC) of every NIC of the guest, management first."""
+    return [(MANAGEMENT_NIC, network.management_mac(machine)), *((p.nic, p.mac) for p, _ in layout.ports_of(machine.host))]
+
+
+def virtual_words(machine: Machine, layout: Layout, directory: Path) -> list[str]:
+    """The kernel's arguments on shared virtual time: the calendar, one virtio-net device per
+    NIC, and the names the init script gives them by MAC (virtio NICs are named in probe order)."""
+    words = [f"time-travel=ext:{machine.index}:{network.calendar_socket(directory)}"]
+    words += [f"virtio_uml.device={network.vhost_socket(directory, machine, nic)}:1" for nic, _ in nics(machine, layout)]
+    words.append("SB_LAB_NICS=" + ",".join(f"{nic}={mac}" for nic, mac in nics(machine, layout)))
     return words
 
 
@@ -53,12 +71,13 @@ def exposed_paths(home: Path) -> list[Path]:
 
 
 def argv(kernel: uml_kernel.Kernel, lab_id: str, netns: str, machine: Machine, layout: Layout,
-         directory: Path, home: Path) -> list[str]:
+         directory: Path, home: Path, clock: str = "real") -> list[str]:
     assert kernel.modules is not None
+    nic_args = virtual_words(machine, layout, directory) if clock == "virtual" else nic_words(machine, layout, directory)
     return network.in_netns(netns, [
         str(kernel.binary), f"mem={GUEST_MEMORY}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
         f"init={INIT}", "con=null", "con0=fd:0,fd:1", f"umid={umid(lab_id, machine.host)}",
-        f"uml_dir={directory / 'uml'}", "quiet", *nic_words(machine, layout, directory),
+        f"uml_dir={directory / 'uml'}", "quiet", *nic_args,
         f"SB_LAB_HOST={machine.host}", f"SB_LAB_ADDRESS={machine.address_with_prefix}", f"SB_LAB_SSH={directory}",
         f"SB_LAB_HOME={home}", f"SB_EXPOSE={':'.join(map(str, exposed_paths(home)))}", f"SB_MODULES={kernel.modules}",
     ])

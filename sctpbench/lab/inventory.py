@@ -20,8 +20,8 @@ from sctpbench.lab.layout import Layout
 SSH_PORT = 22
 USER = "root"
 PYTHON = "/usr/bin/python3"
-# Every guest reads the host's clock (UML asks the host's gettimeofday): their offsets are
-# those of one clock, far inside this bound.
+# On the real clock every guest reads the host's (UML asks the host's gettimeofday), and
+# `lab up` sets each to it; on virtual time they share the calendar's: far inside this bound.
 CLOCK_BOUND = "5ms"
 # Where guest_init.sh gives modprobe the project kernel's built-in modules.
 MODPROBE_ROOT = "/run/modroot"
@@ -53,6 +53,8 @@ class Inventory:
     machines: list[MachineEntry]
     clock_bound: str = CLOCK_BOUND
     workdir: str = WORKDIR
+    clock_shared: str | None = None  # "paced": the machines share one virtual time (backends/inventory.py)
+    clock_epochs: dict[str, int] = field(default_factory=dict)  # with shared: host → time of day less boot time
 
     def machine(self, host: str) -> MachineEntry:
         return next(m for m in self.machines if m.host == host)
@@ -72,8 +74,8 @@ def ssh_args(netns: str, directory: Path) -> str:
             f"-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null")
 
 
-def from_layout(layout: Layout, netns: str, identity: Path) -> Inventory:
-    return Inventory(machines=[
+def from_layout(layout: Layout, netns: str, identity: Path, shared: str | None = None) -> Inventory:
+    return Inventory(clock_shared=shared, machines=[
         MachineEntry(host=m.host, address=m.address, identity=str(identity), ssh_args=ssh_args(netns, identity.parent),
                      interfaces=dict(m.nics))
         for m in layout.machines
@@ -94,7 +96,10 @@ def render(inventory: Inventory, directory: Path, experiment: str) -> str:
             f"    modprobe_root: {MODPROBE_ROOT}\n",
             f"    interfaces: {_flow(m.interfaces)}\n",
         ]
-    lines += [f"clock: {{bound: {_scalar(inventory.clock_bound)}}}\n", f"workdir: {_scalar(inventory.workdir)}\n"]
+    shared = f", shared: {inventory.clock_shared}" if inventory.clock_shared else ""
+    if inventory.clock_epochs:
+        shared += f", epochs: {_flow(inventory.clock_epochs)}"
+    lines += [f"clock: {{bound: {_scalar(inventory.clock_bound)}{shared}}}\n", f"workdir: {_scalar(inventory.workdir)}\n"]
     return "".join(lines)
 
 
@@ -104,7 +109,8 @@ def parse(text: str) -> Inventory:
                              interfaces={str(k): str(v) for k, v in (m.get("interfaces") or {}).items()},
                              port=int(m["port"]), user=m["user"], python=m["python"])
                 for host, m in d["machines"].items()]
-    return Inventory(machines=machines, clock_bound=str(d["clock"]["bound"]), workdir=d["workdir"])
+    return Inventory(machines=machines, clock_bound=str(d["clock"]["bound"]), workdir=d["workdir"],
+                     clock_shared=d["clock"].get("shared"), clock_epochs=dict(d["clock"].get("epochs") or {}))
 
 
 def read(path: Path) -> Inventory:
@@ -117,6 +123,6 @@ def _scalar(value: str) -> str:
     return text.removesuffix("\n").removesuffix("\n...").strip()
 
 
-def _flow(mapping: dict[str, str]) -> str:
+def _flow(mapping: dict[str, str] | dict[str, int]) -> str:
     """A mapping on one line, `{primary: eth1, secondary: eth2}`."""
     return yaml.safe_dump(mapping, default_flow_style=True, sort_keys=False, width=1 << 16).strip()

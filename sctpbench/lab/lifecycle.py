@@ -33,6 +33,9 @@ BOOT_TIMEOUT_S = 120.0
 SSH_PROBE_TIMEOUT_S = 30.0
 SWITCH_TIMEOUT_S = 5.0
 POLL_S = 0.05
+VSWITCH_CONFIG = "vswitch.json"
+# What the inventory says of the guests' clocks on virtual time (backends/inventory.py: clock.shared).
+SHARED_CLOCK = "paced"
 Report = Callable[[str], None]
 
 
@@ -89,8 +92,11 @@ def plan_of(experiment: Path, overrides: Sequence[str] = ()) -> Plan:
 
 
 def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequence[str] = (),
-       report: Report | None = None, timeout_s: float = BOOT_TIMEOUT_S) -> Lab:
+       report: Report | None = None, timeout_s: float = BOOT_TIMEOUT_S, clock: str | None = None) -> Lab:
     """Boot one guest per host of the experiment's plan; return once every guest answers SSH.
+
+    `clock`: "virtual" (one virtual time for all guests, the default where the kernel has
+    time travel) or "real".
 
     Raises SpecError for a bad experiment file, BadLabFolder for a folder the guests cannot
     use, LabRunning when the folder's lab runs, LabError when the lab cannot start (after
@@ -108,27 +114,54 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
     folder.mkdir(parents=True, exist_ok=True)
     _refuse_running(folder)
     kernel = _kernel(layout)
+    clock = _clock(clock, kernel)
+    if clock == "real" and layout.switches and shutil.which(network.UML_SWITCH) is None:
+        raise LabError(f"lab needs {network.UML_SWITCH} on the real clock (package uml-utilities)")
     (folder / state.LOGS).mkdir(exist_ok=True)
-    lab = _new_state(folder, experiment_path, layout, kernel)
+    lab = _new_state(folder, experiment_path, layout, kernel, clock)
     state.write(folder, lab)
+    carried = (f"{len(layout.switches)} switch(es), real clock" if clock == "real" else
+               "one vswitch, one virtual time (the vswitch's calendar, paced by the wall clock)")
     say(f"{lab.id}: {len(layout.machines)} guest(s) ({', '.join(m.host for m in layout.machines)}), "
-        f"{len(layout.switches)} switch(es), {kernel.origin} kernel {kernel.release}, real clock")
+        f"{carried}, {kernel.origin} kernel {kernel.release}")
     try:
         identity = keys.ensure(folder)
         network.create(lab.netns, layout)
-        _start_switches(lab, folder)
+        if clock == "virtual":
+            _start_vswitch(lab, layout, folder)
+        else:
+            _start_switches(lab, folder)
         _start_guests(lab, layout, kernel, folder)
         _wait_ready(lab, timeout_s, say)
-        machines = inventory.from_layout(layout, lab.netns, identity)
+        machines = inventory.from_layout(layout, lab.netns, identity, shared=SHARED_CLOCK if clock == "virtual" else None)
         (folder / state.INVENTORY_FILE).write_text(inventory.render(machines, folder, str(experiment)))
         _probe_ssh(lab, machines)
-        _set_clocks(folder, say)
+        if clock == "real":
+            _set_clocks(folder, say)
+        else:  # every guest's time of day is the calendar's: what the clock preflight checks against
+            machines.clock_epochs = _epochs(folder)
+            (folder / state.INVENTORY_FILE).write_text(inventory.render(machines, folder, str(experiment)))
     except BaseException:
         _teardown_after_failure(lab, say)
         raise
     lab.status = "up"
     state.write(folder, lab)
     return Lab(directory=folder, state=lab, inventory=machines)
+
+
+def _clock(asked: str | None, kernel: uml_kernel.Kernel) -> str:
+    if asked not in (None, "virtual", "real"):
+        raise LabError(f"--clock {asked}: allowed: virtual, real")
+    if asked == "virtual" and not kernel.time_travel:
+        raise LabError(f"--clock virtual: the {kernel.origin} kernel has no time travel; "
+                       "build the project's (scripts/build-kernel) or use --clock real")
+    return asked or ("virtual" if kernel.time_travel else "real")
+
+
+def _epochs(folder: Path) -> dict[str, int]:
+    """Each guest's time of day less its boot-time clock, as it started (clocksync.py)."""
+    machines = backend_inventory.load(folder / state.INVENTORY_FILE).machines
+    return {host: clocksync.epoch(machine) for host, machine in machines.items()}
 
 
 def _set_clocks(folder: Path, say: Callable[[str], None]) -> None:
@@ -174,6 +207,8 @@ def teardown(lab: LabState) -> None:
         processes.kill_marked(_mark(piece))
     for s in lab.switches:
         Path(s.ctl).unlink(missing_ok=True)
+    for sock in [*folder.glob("vu*-*.sock"), network.calendar_socket(folder)]:
+        sock.unlink(missing_ok=True)
     shutil.rmtree(folder / state.UML_DIR, ignore_errors=True)
     network.delete(lab.netns)  # raises when it cannot: lab.json then stays, for another `down`
     state.forget(folder)
@@ -202,7 +237,7 @@ def _kernel(layout: Layout) -> uml_kernel.Kernel:
     kernel, why = uml_kernel.find(need_time_travel=False)
     if kernel is None:
         raise LabError(f"no guest kernel: {why}")
-    needed = ["ssh", "ssh-keygen", "socat", "/usr/sbin/sshd"] + ([network.UML_SWITCH] if layout.switches else [])
+    needed = ["ssh", "ssh-keygen", "socat", "/usr/sbin/sshd"]
     missing = [name for name in needed if shutil.which(name) is None]
     if missing:
         raise LabError(f"lab needs {', '.join(missing)} (packages openssh-client, openssh-server, socat, uml-utilities)")
@@ -221,19 +256,33 @@ def _refuse_running(folder: Path) -> None:
     teardown(current.state)
 
 
-def _new_state(folder: Path, experiment: Path, layout: Layout, kernel: uml_kernel.Kernel) -> LabState:
+def _new_state(folder: Path, experiment: Path, layout: Layout, kernel: uml_kernel.Kernel, clock: str) -> LabState:
     lab_id = secrets.token_hex(4)
     logs = folder / state.LOGS
     return LabState(
         id=lab_id, directory=str(folder), experiment=str(experiment), netns=network.netns_name(lab_id),
-        kernel=str(kernel.binary), started_at=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        kernel=str(kernel.binary), started_at=datetime.datetime.now().astimezone().isoformat(timespec="seconds"), clock=clock,
         guests=[GuestState(host=m.host, umid=guests.umid(lab_id, m.host), tap=m.tap, address=m.address,
                            gateway=m.gateway, console=str(logs / f"{m.host}.console"), nics=dict(m.nics))
                 for m in layout.machines],
         switches=[SwitchState(name=s.name, ctl=str(guests.switch_socket(folder, s.index)), log=str(logs / f"{s.name}.log"),
                               ports=[[p.host, p.plan_ifname, p.nic] for p in s.ports])
-                  for s in layout.switches],
+                  for s in layout.switches] if clock == "real" else
+                 [SwitchState(name="vswitch", ctl=str(folder / VSWITCH_CONFIG), log=str(logs / "vswitch.log"),
+                              ports=[[p.host, p.plan_ifname, p.nic] for s in layout.switches for p in s.ports])],
     )
+
+
+def _start_vswitch(lab: LabState, layout: Layout, folder: Path) -> None:
+    """The vswitch, then wait for its calendar socket: it appears once every port listens."""
+    s = lab.switches[0]
+    s.pid = network.start_vswitch(lab.netns, network.vswitch_config(layout, folder), Path(s.ctl), Path(s.log))
+    state.write(folder, lab)
+    deadline = time.monotonic() + SWITCH_TIMEOUT_S
+    while not network.calendar_socket(folder).exists():
+        if not processes.is_ours(s.pid, _mark(s)) or time.monotonic() > deadline:
+            raise LabError(f"the vswitch did not start: {guests.console_tail(Path(s.log), 5)}")
+        time.sleep(POLL_S)
 
 
 def _start_switches(lab: LabState, folder: Path) -> None:
@@ -253,7 +302,7 @@ def _start_guests(lab: LabState, layout: Layout, kernel: uml_kernel.Kernel, fold
     home = Path.home()
     for g in lab.guests:
         Path(g.console).write_bytes(b"")  # this boot's console only
-        argv = guests.argv(kernel, lab.id, lab.netns, layout.machine(g.host), layout, folder, home)
+        argv = guests.argv(kernel, lab.id, lab.netns, layout.machine(g.host), layout, folder, home, lab.clock)
         g.pid = processes.start_detached(argv, Path(g.console))
         state.write(folder, lab)
 

@@ -55,6 +55,7 @@ class LabState:
     guests: list[GuestState] = field(default_factory=list)
     switches: list[SwitchState] = field(default_factory=list)
     status: str = "starting"  # starting, then up once every guest answers SSH
+    clock: str = "real"  # virtual: the guests share the vswitch's calendar; real: each runs on the host's clock
     started_at: str = ""
     format: int = STATE_FORMAT
 

@@ -9,6 +9,8 @@ real     the host's clock: the only one on a real host (the netns backend), wher
          run's timing self-check is what protects the results.
 
 Which of them a backend can give here is the backend's to say (`clocks`, `available(clock)`).
+Machines that share one calendar (the ansible backend on a lab of guests on virtual time)
+give paced time only: their SSH sessions with this host need the wall clock's pace.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ def for_backend(experiment: Any, backend: str, source: str) -> Decision:
         return Decision(experiment, "")
     if asked:
         raise SpecError(f"{source}: clock: {clock!r} is not available here: {why}; allowed: real")
+    if clock == "virtual" and registry.get(backend).available("paced")[0]:
+        # Machines sharing one calendar (a lab on virtual time) give virtual time paced by the wall clock.
+        paced = experiment.model_copy(update={"clock": "paced"})
+        return Decision(paced, f"clock paced: the machines share one virtual time, paced by the wall clock ({why})")
     real = experiment.model_copy(update={"clock": "real"})
     return Decision(real, f"clock real: virtual time is not available ({why})")
 
