@@ -60,6 +60,9 @@ def test_the_inventory_is_read_with_its_defaults(tmp_path: Path) -> None:
     ("machines:\n  client:\n    address: a\n    port: 70000\n", "inventory.yaml:4: machines.client.port: a port number 1-65535"),
     ("machines:\n  client: {interfaces: {}}\n", "machines.client.address: a non-empty string is required"),
     ("machines:\n  client: {address: a}\nclock: {bound: 5}\n", "inventory.yaml:3: clock.bound: a duration like 5ms"),
+    ("machines:\n  client: {address: a}\nclock: {shared: virtual}\n", "inventory.yaml:3: clock.shared: allowed: paced"),
+    ("machines:\n  client: {address: a}\nclock: {shared: paced, epochs: {client: soon}}\n",
+     "inventory.yaml:3: clock.epochs: a mapping of host names to integers (ns)"),
 ])
 def test_a_bad_inventory_gets_one_message_with_file_line_and_key(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(SpecError) as e:
@@ -211,3 +214,29 @@ def test_dummynet_lists_what_it_cannot_express() -> None:
 def test_only_the_emulator_may_be_freebsd(tmp_path: Path) -> None:
     with pytest.raises(SpecError, match="inventory.yaml:2: machines.client.system: linux, or freebsd for the emulator"):
         _inventory(tmp_path, "machines:\n  client: {address: a, system: freebsd}\n")
+
+
+def test_on_one_virtual_time_the_start_falls_on_the_first_hosts_timer_tick(tmp_path: Path) -> None:
+    shared = _inventory(tmp_path, INVENTORY.replace("clock: {bound: 2ms}",
+                                                    "clock: {bound: 2ms, shared: paced, epochs: {client: 1234567, server: 0}}"))
+    now = 1_800_000_000_123_456_789
+    start = ansible.start_moment(shared, "client", now)
+    assert 0 <= start - (now + 15_000_000_000) < 1_000_000
+    assert (start - 1234567) % 1_000_000 == 0
+    # Machines with clocks of their own: the margin alone.
+    assert ansible.start_moment(_inventory(tmp_path), "client", now) == now + 15_000_000_000
+
+
+def test_on_one_virtual_time_the_preflight_names_a_machine_whose_clock_was_set(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from sctpbench.backends import clocksync
+
+    shared = _inventory(tmp_path, INVENTORY.replace(
+        "clock: {bound: 2ms}", "clock: {bound: 2ms, shared: paced, epochs: {client: 100, server: 100, emu: 137}}"))
+    now = {"client": 100, "server": 100 + 2_000_000_000, "emu": 137}
+    monkeypatch.setattr(clocksync, "epoch", lambda machine: now[machine.host])
+    with pytest.raises(BackendError, match=r"server's clock is 2000\.000 ms ahead of the machines' shared virtual time"):
+        clocksync.check(shared, ["client", "server", "emu"])
+    now["server"] = 100
+    facts = clocksync.check(shared, ["client", "server", "emu"])
+    assert {h: o["offset_ns"] for h, o in facts["machines"].items()} == {"client": 0, "server": 0, "emu": 0}  # type: ignore[attr-defined]

@@ -89,6 +89,51 @@ def test_the_guest_command_line_runs_in_the_labs_namespace_on_the_real_clock(tmp
     assert not [w for w in argv if w.startswith("time-travel")]
 
 
+def test_on_virtual_time_every_nic_is_a_vswitch_port_and_the_guest_a_calendar_client(tmp_path: Path) -> None:
+    from sctpbench.backends import uml_kernel
+
+    kernel = uml_kernel.Kernel(binary=Path("/k/linux"), release="6.1", origin="project", time_travel=True,
+                               modules=Path("/k"), config_sha256=None, detail="")
+    lab = layout.from_plan(lifecycle.plan_of(LINK_FAULTS))
+    emu = lab.machine("emu")
+    argv = guests.argv(kernel, "0123abcd", "sblab-0123abcd", emu, lab, tmp_path, Path("/root"), clock="virtual")
+    assert f"time-travel=ext:2:{tmp_path}/calendar.sock" in argv
+    devices = [w.removeprefix("virtio_uml.device=") for w in argv if w.startswith("virtio_uml.device=")]
+    assert devices == [f"{tmp_path}/vu2-{n}.sock:1" for n in range(5)]
+    assert not [w for w in argv if w.startswith(("eth0=", "eth1="))]  # no UML NICs
+    names = dict(pair.split("=", 1) for pair in next(w for w in argv if w.startswith("SB_LAB_NICS="))[12:].split(","))
+    assert names["eth0"] == network.management_mac(emu) and names["eth2"] == wires(LINK_FAULTS)[1][5]
+
+
+def test_the_vswitch_joins_each_wires_two_ends_and_each_guest_to_its_tap(tmp_path: Path) -> None:
+    lab = layout.from_plan(lifecycle.plan_of(LINK_FAULTS))
+    config = network.vswitch_config(lab, tmp_path)
+    ports = config["ports"]
+    assert isinstance(ports, list)
+    taps = {p["name"]: p["tap"] for p in ports if p["tap"]}
+    assert taps == {"client/eth0": "tap0", "server/eth0": "tap1", "emu/eth0": "tap2"}
+    segments: dict[object, list[object]] = {}
+    for p in ports:
+        segments.setdefault(p["segment"], []).append(p["name"])
+    wired = sorted(sorted(names) for seg, names in segments.items() if str(seg).startswith("sw-"))
+    assert wired == [["client/eth1", "emu/eth1"], ["client/eth2", "emu/eth3"], ["emu/eth2", "server/eth1"],
+                     ["emu/eth4", "server/eth2"]]
+    assert {p["guest"] for p in ports if str(p["name"]).startswith("emu/")} == {2}
+    assert config["calendar"] == str(tmp_path / "calendar.sock")
+
+
+def test_a_lab_on_virtual_time_writes_a_shared_clock_the_ansible_backend_reads(tmp_path: Path) -> None:
+    lab = layout.from_plan(lifecycle.plan_of(LINK_FAULTS))
+    machines = inventory.from_layout(lab, "sblab-0123abcd", Path("/lab/id_ed25519"), shared="paced")
+    machines.clock_epochs = {"client": 1_795_000_000_000_000_001, "server": 7, "emu": -3}
+    path = tmp_path / "inventory.yaml"
+    path.write_text(inventory.render(machines, tmp_path, "x"))
+    assert "clock: {bound: 5ms, shared: paced, epochs: {client: 1795000000000000001, server: 7, emu: -3}}\n" in path.read_text()
+    read = backend_inventory.load(path)
+    assert read.clock_shared == "paced" and read.clock_epochs == machines.clock_epochs
+    assert inventory.read(path) == machines
+
+
 EXPECTED_CLIENT = (
     "  client:\n"
     "    address: 198.19.255.2\n"

@@ -1,6 +1,7 @@
 """A real lab for examples/link-faults.yaml (client, server and the emulator emu, each its own
-UML kernel): SSH through the inventory, wires that join the interfaces it names, Ansible,
-a second `up` refused, a failed `up` that leaves nothing, and `down` that leaves nothing."""
+UML kernel), on both clocks (virtual: one calendar and the vswitch; real: uml_switch per
+wire): SSH through the inventory, wires that join the interfaces it names, Ansible, a second
+`up` refused, a failed `up` that leaves nothing, and `down` that leaves nothing."""
 
 from __future__ import annotations
 
@@ -54,12 +55,13 @@ for seq in range(3):
 """
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[labs.Lab]:
+@pytest.fixture(scope="module", params=["virtual", "real"])
+def lab(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[labs.Lab]:
     folder = tmp_path_factory.mktemp("lab")
     started = time.monotonic()
-    running = labs.up(LINK_FAULTS, folder)
-    print(f"lab up: {time.monotonic() - started:.1f} s wall for {len(running.state.guests)} guests")
+    running = labs.up(LINK_FAULTS, folder, clock=request.param)
+    assert running.state.clock == request.param
+    print(f"lab up ({request.param} clock): {time.monotonic() - started:.1f} s wall for {len(running.state.guests)} guests")
     yield running
     labs.down(folder)
 
@@ -194,6 +196,7 @@ def leftovers(lab_state: lifecycle.LabState) -> list[str]:
     found += [f"switch {pid}" for s in lab_state.switches for pid in processes.marked(processes.word(s.ctl))]
     found += [f"namespace {lab_state.netns}"] if network.exists(lab_state.netns) else []
     found += [f"socket {s.ctl}" for s in lab_state.switches if Path(s.ctl).exists()]
+    found += [f"socket {p}" for p in Path(lab_state.directory).glob("*.sock")]
     return found
 
 
@@ -234,5 +237,6 @@ def test_a_failed_up_says_which_guest_and_leaves_nothing(tmp_path: Path, monkeyp
     assert labs.status(folder).state is None
     umids = [processes.word(f"umid={guests.umid(FAILED_ID, host)}") for host in ("client", "server", "emu")]
     assert not [pid for mark in umids for pid in processes.marked(mark)]
-    assert not processes.marked(processes.word(str(folder / "sw-0.ctl")))
+    assert not processes.marked(processes.word(str(folder / "vswitch.json")))
+    assert not list(folder.glob("*.sock"))
     assert not network.exists(network.netns_name(FAILED_ID))

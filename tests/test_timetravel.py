@@ -227,3 +227,84 @@ def test_a_calendar_that_fails_breaks_the_link_instead_of_leaving_the_guest_wait
     finally:
         calendar.stop()
         theirs.close()
+
+
+# -- devices in the calendar's loop (the lab's vswitch): watch, pump, settle, present --------
+
+
+@pytest.fixture
+def device_loop() -> Iterator[tuple[Calendar, FakeGuest, socket.socket, list[object], socket.socket]]:
+    """A calendar with one fake guest and a device: a byte on the trigger makes the device
+    call the calendar in its loop, as the vswitch does when a frame arrives (p: pump until
+    a byte comes on the answer socket, s: settle guest 7, n: present); what it did lands in
+    the list."""
+    calendar = Calendar(paced=True, free_running=False)
+    ours, theirs = socket.socketpair()
+    calendar.attach(ours)
+    trigger, device = socket.socketpair()
+    answer_a, answer_b = socket.socketpair()
+    results: list[object] = []
+
+    def act() -> None:
+        what = device.recv(1)
+        if what == b"p":
+            calendar.pump(answer_a, 5)
+            results.append("answered")
+        elif what == b"s":
+            calendar.settle(7, 5)
+            results.append("settled")
+        elif what == b"n":
+            results.append(calendar.present())
+
+    calendar.watch(device, act)
+    calendar.start()
+    guest = FakeGuest(theirs)
+    guest.ask(Op.START, 7)
+    yield calendar, guest, trigger, results, answer_b
+    calendar.stop()
+    for s in (theirs, trigger, device, answer_a, answer_b):
+        s.close()
+
+
+def _soon(results: list[object], seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not results and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return bool(results)
+
+
+def test_a_device_waiting_for_a_guests_answer_still_has_the_calendar_answer_it(device_loop) -> None:  # type: ignore[no-untyped-def]
+    calendar, guest, trigger, results, answer = device_loop
+    trigger.sendall(b"p")
+    time.sleep(0.1)
+    # The guest's interrupt handler asks the calendar for the time and to be run, then answers the device.
+    assert guest.ask(Op.GET) == calendar.now
+    assert guest.ask(Op.REQUEST, 3 * MS) == 0
+    assert not results
+    answer.sendall(b"x")
+    assert _soon(results) and results == ["answered"]
+
+
+def test_a_guest_is_not_interrupted_before_it_has_read_its_run(device_loop) -> None:  # type: ignore[no-untyped-def]
+    _, guest, trigger, results, _ = device_loop
+    guest.ask(Op.REQUEST, 0)
+    guest.sock.sendall(MESSAGE.pack(Op.WAIT, 99, 0))  # WAIT; its ACK and the RUN follow
+    assert guest.receive()[:2] == (Op.ACK, 99)
+    op, seq, _ = guest.receive()
+    assert op == Op.RUN
+    trigger.sendall(b"s")
+    assert not _soon(results, 0.3)  # the RUN is unanswered: the device waits
+    guest.sock.sendall(MESSAGE.pack(Op.ACK, seq, 0))
+    assert _soon(results) and results == ["settled"]
+
+
+def test_something_from_outside_arrives_at_the_present_not_at_the_last_grant(device_loop) -> None:  # type: ignore[no-untyped-def]
+    calendar, guest, trigger, results, _ = device_loop
+    guest.ask(Op.REQUEST, 60_000 * MS)  # a guest asleep for a minute
+    guest.ask(Op.WAIT)
+    time.sleep(0.2)
+    trigger.sendall(b"n")
+    assert _soon(results)
+    present = results[0]
+    assert isinstance(present, int) and 150 * MS <= present <= 60_000 * MS
+    assert guest.ask(Op.GET) == present  # what the interrupted guest then reads

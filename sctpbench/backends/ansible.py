@@ -15,6 +15,10 @@ and the interface that carries each of its paths. A run goes through the playboo
 The machines' results are merged into the run folder of the contract (contract.py):
 records and captures side by side, events.jsonl with one line per timeline action,
 kernel.json and versions.json per host. Every time in them is CLOCK_REALTIME.
+
+Clocks: real (the machines' own), or paced where the inventory says the machines share one
+virtual time (clock.shared: a lab of guests on virtual time, lab/vswitch.py); there the
+run starts at the same phase of the first host's timer tick every time (start_moment).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ MERGED = ("events.jsonl", "kernel.json", "versions.json", "backend.json")
 NOT_RESULTS = ("plan.json", "part.json", "plan.sh", "host.json", "schedules", "signals")
 # Beyond the plan's own length: the machines' start margin, process starts, and the drain.
 RUN_SLACK_S = 120
+TICK_NS = 1_000_000  # the project kernel's HZ=1000 (kernel/uml.config)
 # A playbook that takes longer is stopped (a machine that stopped answering mid-task): prepare
 # and clean take under a minute on a lab of UML guests on a loaded host.
 PLAYBOOK_TIMEOUT_S = 600
@@ -273,7 +278,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
         facts["clock"] = clocksync.check(inv, plan.hosts)
         report("clocks agree: " + "; ".join(
             f"{h} {o['offset_ns'] / 1e6:+.3f} ± {o['uncertainty_ns'] / 1e6:.3f} ms" for h, o in facts["clock"]["machines"].items()))
-        start_ns = time.time_ns() + inv.start_margin_ns
+        start_ns = start_moment(inv, plan.hosts[0], time.time_ns())
         timeout_s = int((plan.end_ns + plan.drain_timeout_ns + inv.start_margin_ns) / 1e9) + RUN_SLACK_S
         report(f"running on every machine; servers start in {inv.start_margin_ns / 1e9:g} s")
         started = time.monotonic()
@@ -315,6 +320,19 @@ def clean(inv: Inventory, agent: Path, check: bool, data_dir: Path) -> dict[str,
     if r.status != "successful":
         raise BackendError("clean.yml failed: " + "; ".join(failures(r) or [r.status]))
     return changed_hosts(r)
+
+
+def start_moment(inv: Inventory, first_host: str, now_ns: int) -> int:
+    """When the servers start (time of day): `start_margin` from now; on one virtual time also
+    at the same phase of the first host's 1 ms timer tick in every run (its time of day less
+    its boot-time clock, clock.epochs, is where its ticks fall), as SCTP's timers run on ticks
+    and a run started elsewhere between two ticks would move its detection time by up to a
+    tick per timer."""
+    start = now_ns + inv.start_margin_ns
+    epoch = inv.clock_epochs.get(first_host)
+    if inv.clock_shared and epoch is not None:
+        start += (epoch - start) % TICK_NS
+    return start
 
 
 class Ansible:

@@ -76,7 +76,7 @@ class LabStatus:
         if self.state is None:
             return f"no lab in {self.directory}\n"
         s = self.state
-        lines = [f"lab {s.id} in {s.directory} ({s.status}, started {s.started_at}) from {s.experiment}",
+        lines = [f"lab {s.id} in {s.directory} ({s.status}, started {s.started_at}, {s.clock} clock) from {s.experiment}",
                  f"  namespace {s.netns}: {'present' if self.netns_exists else 'gone'}; "
                  f"switches {self.switches_running} of {len(s.switches)} running"]
         for g in self.guests:
