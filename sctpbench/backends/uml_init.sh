@@ -20,27 +20,12 @@ mount -t sysfs sys /sys
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /var/tmp 2>/dev/null
-# modprobe looks in <root>/lib/modules/<release>; the host has none for this kernel,
-# so give it a root of its own. Debian's kernel has its modules there; the project's
-# kernel has everything built in, and modprobe then needs only modules.builtin to say so.
-mkdir -p /run/netns /run/modroot/lib/modules
-if [ -d "$SB_MODULES/kernel" ]; then
-    ln -s "$SB_MODULES" "/run/modroot/lib/modules/$(uname -r)"
-else
-    mkdir -p "/run/modroot/lib/modules/$(uname -r)"
-    cp "$SB_MODULES/modules.builtin" "/run/modroot/lib/modules/$(uname -r)/"
-    touch "/run/modroot/lib/modules/$(uname -r)/modules.order" "/run/modroot/lib/modules/$(uname -r)/modules.builtin.modinfo"
-    depmod -b /run/modroot "$(uname -r)" || echo "SB-ERROR depmod failed"
-fi
-# The kernel loads modules on demand too (SCTP's cookie HMAC, qdiscs): point it at a
-# modprobe that uses that root.
-printf '#!/bin/sh\nexec /sbin/modprobe -d /run/modroot "$@"\n' > /run/modprobe
-chmod +x /run/modprobe
-echo /run/modprobe > /proc/sys/kernel/modprobe
 IFS=: read -ra expose <<< "$SB_EXPOSE"
 for dir in "${expose[@]}"; do
     mkdir -p "$dir" && mount -t hostfs -o "ro,$dir" none "$dir" || echo "SB-ERROR cannot mount $dir"
 done
+# Once the project is visible again (it may live under /tmp, hidden by the tmpfs above).
+bash "$(dirname "$0")/modroot.sh" "$SB_MODULES" SB-ERROR
 mkdir -p "$SB_RUN"
 if ! mount -t hostfs -o "$SB_RUN" none "$SB_RUN"; then
     echo "SB-ERROR cannot mount the run folder $SB_RUN"

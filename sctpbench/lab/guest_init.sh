@@ -21,19 +21,8 @@ mount -t tmpfs tmpfs /run
 mkdir -p -m 0700 /run/ssh /run/sshd
 cp "$SB_LAB_SSH/ssh_host_ed25519_key" "$SB_LAB_SSH/authorized_keys" /run/ssh/ || echo "SB-LAB-ERROR cannot read the lab's keys in $SB_LAB_SSH"
 chmod 0600 /run/ssh/ssh_host_ed25519_key
-# modprobe looks in <root>/lib/modules/<release>: give it a root of its own (see backends/uml_init.sh).
-release=$(uname -r)
-mkdir -p /run/netns "/run/modroot/lib/modules/$release"
-if [ -d "$SB_MODULES/kernel" ]; then
-    rmdir "/run/modroot/lib/modules/$release" && ln -s "$SB_MODULES" "/run/modroot/lib/modules/$release"
-else
-    cp "$SB_MODULES/modules.builtin" "/run/modroot/lib/modules/$release/"
-    touch "/run/modroot/lib/modules/$release/modules.order" "/run/modroot/lib/modules/$release/modules.builtin.modinfo"
-    depmod -b /run/modroot "$release" || echo "SB-LAB-ERROR depmod failed"
-fi
-printf '#!/bin/sh\nexec /sbin/modprobe -d /run/modroot "$@"\n' > /run/modprobe
-chmod +x /run/modprobe
-echo /run/modprobe > /proc/sys/kernel/modprobe
+# Before tmpfs hides /tmp, where the project may be.
+bash "$(dirname "$0")/../backends/modroot.sh" "$SB_MODULES" SB-LAB-ERROR
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=1777 tmpfs /var/tmp
 [ -n "$SB_LAB_HOME" ] && [ "$SB_LAB_HOME" != / ] && mount -t tmpfs -o mode=0700 tmpfs "$SB_LAB_HOME"
