@@ -167,18 +167,7 @@ class Calendar:
         time-travel handler): the calendar must answer meanwhile, and must not let another
         guest run before the interrupt is on the calendar.
         """
-        deadline = time.monotonic() + timeout_s
-        while True:
-            left = deadline - time.monotonic()
-            guests = [g.sock for g in self._guests.values()]
-            ready = select.select([sock, *guests], [], [], max(left, 0))[0] if left > 0 else []
-            if not ready:
-                raise TimeoutError(f"no answer from a guest within {timeout_s:g} s")
-            if sock in ready:
-                return
-            for s in ready:
-                if s.fileno() in self._guests:
-                    self._receive(s)
+        self._serve_guests_until(lambda: False, sock, timeout_s, "no answer from a guest")
 
     def settle(self, name: int, timeout_s: float) -> None:
         """Serve the guests' messages until guest `name` has read every RUN sent to it.
@@ -187,16 +176,31 @@ class Calendar:
         interrupt handler asks the calendar for the time, reads the RUN among the answers,
         and its idle loop then waits for a RUN that already came, for ever.
         """
+        self._serve_guests_until(lambda: not any(g.name == name and g.unanswered for g in self._guests.values()),
+                                 None, timeout_s, f"guest {name} did not answer its RUN")
+
+    def _serve_guests_until(self, done: Callable[[], bool], sock: socket.socket | None, timeout_s: float,
+                            what: str) -> None:
+        """Receive (and answer) the guests' messages, granting nothing, until `done()` or `sock` is readable."""
         deadline = time.monotonic() + timeout_s
-        while any(g.name == name and g.unanswered for g in self._guests.values()):
+        while not done():
             left = deadline - time.monotonic()
-            guests = [g.sock for g in self._guests.values()]
-            ready = select.select(guests, [], [], left)[0] if left > 0 else []
+            watched = [g.sock for g in self._guests.values()] + ([sock] if sock is not None else [])
+            ready = select.select(watched, [], [], left)[0] if left > 0 else []
             if not ready:
-                raise TimeoutError(f"guest {name} did not answer its RUN within {timeout_s:g} s")
+                raise TimeoutError(f"{what} within {timeout_s:g} s")
+            if sock is not None and sock in ready:
+                return
             for s in ready:
                 if s.fileno() in self._guests:
                     self._receive(s)
+
+    def describe(self) -> list[str]:
+        """Where virtual time and every guest stand, a line each (for a device's status output)."""
+        lines = [f"virtual {self.now} ns, wall {self._wall_ns()} ns since virtual 0"]
+        lines += [f"guest {g.name}: {'waiting' if g.waiting else 'running'}, next event {g.request}"
+                  for g in self._guests.values()]
+        return lines
 
     def present(self) -> int:
         """Bring virtual time up to the wall clock's present, where no guest runs or is due

@@ -109,9 +109,8 @@ class Switch:
 
     def describe(self) -> str:
         """Where every guest and port stands (SIGUSR2 prints it to the log)."""
-        lines = [f"virtual {self.calendar.now} ns, wall {self.calendar._wall_ns()} ns"]
-        for g in self.calendar._guests.values():
-            lines.append(f"  guest {g.name}: waiting {g.waiting}, request {g.request}")
+        first, *guests = self.calendar.describe()
+        lines = [first, *(f"  {line}" for line in guests)]
         for p in self.ports:
             m = p.memory
             state = [f"{'rx' if i == vu.RX else 'tx'} avail {q.available(m) if m and q.ready else '-'} used {q.used_idx}"
@@ -131,7 +130,7 @@ class Switch:
         if port.conn is not None:  # the guest came back (rebooted): forget the old connection
             self._drop(port)
         port.conn = conn
-        self.calendar.watch(conn, lambda: self._message(port))
+        self.calendar.watch(conn, lambda: self._serve_port(port))
 
     def _drop(self, port: Port) -> None:
         for sock in (port.conn, port.backend):
@@ -142,6 +141,15 @@ class Switch:
             port.memory.close()
         port.conn = port.backend = port.memory = None
         port.queues = [vu.Virtqueue(), vu.Virtqueue()]
+
+    def _serve_port(self, port: Port) -> None:
+        """One message from the port's guest; a guest that broke the protocol or went away
+        loses its port, the others go on (its kernel has ended or will panic)."""
+        try:
+            self._message(port)
+        except (vu.ProtocolError, OSError) as e:
+            print(f"vswitch: {port.name}: {type(e).__name__}: {e}; port closed", flush=True)
+            self._drop(port)
 
     def _message(self, port: Port) -> None:
         assert port.conn is not None
@@ -247,11 +255,15 @@ class Switch:
         """VRING_CALL on the backend channel; returns once the guest has the interrupt on the calendar."""
         if port.backend is None:
             return
-        self.calendar.settle(port.guest, ANSWER_TIMEOUT_S)
-        port.backend.sendall(vu.pack(vu.BACKEND_VRING_CALL, vu.VRING_STATE.pack(index, 0),
-                                     vu.VERSION | vu.FLAG_NEED_REPLY))
-        self.calendar.pump(port.backend, ANSWER_TIMEOUT_S)
-        answer = vu.receive(port.backend)
+        try:
+            self.calendar.settle(port.guest, ANSWER_TIMEOUT_S)
+            port.backend.sendall(vu.pack(vu.BACKEND_VRING_CALL, vu.VRING_STATE.pack(index, 0),
+                                         vu.VERSION | vu.FLAG_NEED_REPLY))
+            self.calendar.pump(port.backend, ANSWER_TIMEOUT_S)
+            answer = vu.receive(port.backend)
+        except OSError as e:  # gone, or hung (TimeoutError): the sender's port is not to blame
+            print(f"vswitch: {port.name}: {type(e).__name__}: {e}; port closed", flush=True)
+            answer = None
         if answer is None:
             self._drop(port)
             return
