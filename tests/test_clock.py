@@ -1,5 +1,6 @@
 """Clocks and seeded variation: which clock a run gets, and repetitions that vary on purpose."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,23 @@ def test_the_netns_backend_turns_the_default_clock_into_the_real_one() -> None:
 def test_a_virtual_clock_asked_for_on_the_netns_backend_is_refused() -> None:
     with pytest.raises(SpecError, match=r"failover.yaml: clock: 'virtual' is not available here: .*allowed: real"):
         clock.for_backend(_load("clock=virtual"), "netns", "failover.yaml")
+
+
+@pytest.mark.skipif(shutil.which("ansible-playbook") is None, reason="the ansible backend needs ansible-playbook")
+def test_machines_on_one_virtual_time_turn_the_default_clock_into_paced(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    inventory = tmp_path / "inventory.yaml"
+    monkeypatch.setenv("SCTPBENCH_INVENTORY", str(inventory))
+    machines = "machines:\n  client: {address: 198.19.255.2}\n"
+    inventory.write_text(machines + "clock: {bound: 5ms, shared: paced, epochs: {client: 1}}\n")
+    decision = clock.for_backend(_load(), "ansible", "failover.yaml")
+    assert decision.experiment.clock == "paced" and "share one virtual time" in decision.note
+    with pytest.raises(SpecError, match="clock: 'virtual' is not available here"):
+        clock.for_backend(_load("clock=virtual"), "ansible", "failover.yaml")
+    inventory.write_text(machines)  # machines with clocks of their own
+    assert clock.for_backend(_load(), "ansible", "failover.yaml").experiment.clock == "real"
+    with pytest.raises(SpecError, match="do not share one virtual time"):
+        clock.for_backend(_load("clock=paced"), "ansible", "failover.yaml")
 
 
 def test_the_real_clock_is_kept_on_every_backend() -> None:

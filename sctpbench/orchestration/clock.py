@@ -48,7 +48,8 @@ def for_backend(experiment: Any, backend: str, source: str) -> Decision:
     if clock == "virtual" and registry.get(backend).available("paced")[0]:
         # Machines sharing one calendar (a lab on virtual time) give virtual time paced by the wall clock.
         paced = experiment.model_copy(update={"clock": "paced"})
-        return Decision(paced, f"clock paced: the machines share one virtual time, paced by the wall clock ({why})")
+        return Decision(paced, "clock paced: the machines share one virtual time, paced by the wall clock "
+                               "(their SSH sessions with this host need its pace)")
     real = experiment.model_copy(update={"clock": "real"})
     return Decision(real, f"clock real: virtual time is not available ({why})")
 
