@@ -2,10 +2,10 @@
 kernel, on one shared virtual time (the lab's vswitch: one calendar, virtio NICs), driven over
 SSH by Debian's Ansible through the project's playbooks.
 
-- examples/failover.yaml through the emulator on the lab agrees with the same experiment on
-  the netns backend in one guest and on the mininet backend in one guest, all on virtual
-  time (detection time, failover time, MTT p50);
-- on a fresh lab the same run keeps its figures beside busy loops (to a timer tick or two);
+- examples/failover.yaml through the emulator on the lab, beside two busy loops, is `ok` and
+  agrees with the same experiment on the netns backend in one guest and on the mininet
+  backend in one guest, all on virtual time (MTT p50 to 0.01 ms, detection and failover
+  time within what the kernels' random heartbeat jitter spreads them);
 - a run killed mid-way leaves every guest clean: clean.yml in check mode changes nothing;
 - a clock set off on one guest beyond the inventory's bound makes the run refuse, naming it.
 """
@@ -29,15 +29,14 @@ from sctpbench.lab import lifecycle
 ROOT = Path(__file__).resolve().parent.parent
 FAILOVER = ROOT / "examples/failover.yaml"
 THROUGH_EMULATOR = ["--set", "topology.emulator=true"]
-# On virtual time each backend repeats its own figures exactly, and the three differ where
-# their kernels' histories differ: where t0 falls on the 1 ms timer tick (a tick per SCTP
-# timer that expires) and the random jitter of heartbeats, drawn from a kernel state that
-# each backend reaches its own way. Measured: detection 1463.99 (lab), 1465.99 (uml),
-# 1434.54 ms (mininet); failover 201.99, 203.99, 204.54 ms; MTT p50 10.001 ms on all three.
-ALLOWED = {"detection_time_ms": 40.0, "failover_time_ms": 10.0, "mtt_p50_ms": 0.1}
+# On virtual time the data path's timing is exact on all three (the median MTT agrees to the
+# microsecond); SCTP's timers differ where the kernels' histories do: the heartbeats' random
+# jitter (which confirms paths and moves when the retransmission timer restarts) is drawn
+# from kernel entropy, which on the lab is fed by SSH from the host at wall-clock moments,
+# so every fresh lab draws its own. Measured: detection 1465.99 (uml), 1434.54 (mininet),
+# 1449.99-1475.99 ms (five fresh labs); failover 203.99, 204.54, 201.99-208.99 ms.
+ALLOWED = {"detection_time_ms": 40.0, "failover_time_ms": 10.0}
 SAME_MS = 0.01
-TICKS_MS = 2.0  # two 1 ms timer ticks
-FIGURES = ("detection_time_ms", "failover_time_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms")
 pytestmark = [pytest.mark.guest]
 
 
@@ -77,33 +76,16 @@ def _busy_loops(count: int) -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
-def test_a_fresh_lab_keeps_its_figures_beside_busy_loops(tmp_path: Path) -> None:
-    # Fresh labs: guests that ran nothing before, so nothing but the host's load differs.
-    figures = []
-    for load in (0, 2):
-        folder = _up(tmp_path / f"lab{load}")
-        loops = _busy_loops(load)
-        try:
-            session = _on_lab(folder, tmp_path / f"out{load}")
-        finally:
-            for p in loops:
-                p.kill()
-                p.wait()
-            lifecycle.down(folder)
-        assert session["runs"][0]["status"] == "ok"
-        figures.append({key: session["summary"][key]["mean"] for key in FIGURES})
-    # What comes from the host (SSH, Ansible) reaches the guests at the wall clock's present,
-    # so it lands at other virtual moments under load: each clock read it causes costs 256 ns
-    # of virtual time in UML, and the interrupts it causes feed the kernels' entropy, from
-    # which SCTP draws its heartbeats' jitter. The run itself is carried on virtual time: the
-    # median MTT stays, and timers move by at most a tick or two (measured: 0 and 1 ms).
-    assert abs(figures[0]["mtt_p50_ms"] - figures[1]["mtt_p50_ms"]) <= SAME_MS, figures
-    for key in FIGURES:
-        assert abs(figures[0][key] - figures[1][key]) <= TICKS_MS, (key, figures)
-
-
 def test_failover_on_three_guests_agrees_with_one_kernel(lab: Path, tmp_path: Path) -> None:
-    on_lab = _on_lab(lab, tmp_path / "lab")
+    # The lab's run beside two busy loops (this is a 2-CPU machine): on one virtual time the
+    # load costs wall time only, so the run is still `ok` and its median MTT the one kernel's.
+    loops = _busy_loops(2)
+    try:
+        on_lab = _on_lab(lab, tmp_path / "lab")
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
     in_one = _session(_sctpbench("run", str(FAILOVER), *THROUGH_EMULATOR, "--json", "--out", str(tmp_path / "one"),
                                  "--backend", "uml"))
     in_mininet = _session(_sctpbench("run", str(FAILOVER), *THROUGH_EMULATOR, "--json", "--out", str(tmp_path / "mininet"),
@@ -118,6 +100,7 @@ def test_failover_on_three_guests_agrees_with_one_kernel(lab: Path, tmp_path: Pa
     clock = json.loads((folder / "ansible.json").read_text())["clock"]
     assert clock["method"].startswith("one virtual time (paced)")
     assert {h: o["offset_ns"] for h, o in clock["machines"].items()} == {"client": 0, "server": 0, "emu": 0}
+    assert abs(on_lab["summary"]["mtt_p50_ms"]["mean"] - in_one["summary"]["mtt_p50_ms"]["mean"]) <= SAME_MS
     for other in (on_lab, in_mininet):
         for key, allowed in ALLOWED.items():
             a, b = other["summary"][key], in_one["summary"][key]
