@@ -52,7 +52,7 @@ MAX_FRAME = 65536
 class Counts:
     sent: int = 0  # frames the guest sent
     received: int = 0  # frames given to the guest
-    dropped: int = 0  # frames for it beyond HOLD_FRAMES
+    dropped: int = 0  # frames for it beyond HOLD_FRAMES (for a management port: also its frames the tap refused)
     interrupts: int = 0
 
 
@@ -227,7 +227,10 @@ class Switch:
                 self._give(peer, frames)
         if tap is not None:
             for frame in frames:
-                os.write(tap, frame)
+                try:
+                    os.write(tap, frame)
+                except BlockingIOError:  # the host's side is full: lost, as on a wire
+                    source.counts.dropped += 1
 
     def _give(self, port: Port, frames: list[bytes]) -> None:
         room = HOLD_FRAMES - len(port.held)
