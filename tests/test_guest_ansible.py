@@ -40,14 +40,10 @@ SAME_MS = 0.01
 pytestmark = [pytest.mark.guest]
 
 
-def _up(folder: Path) -> Path:
-    lifecycle.up(FAILOVER, folder, overrides=["topology.emulator=true"])
-    return folder
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    folder = _up(tmp_path_factory.mktemp("lab") / "lab")
+    folder = tmp_path_factory.mktemp("lab") / "lab"
+    lifecycle.up(FAILOVER, folder, overrides=["topology.emulator=true"])
     try:
         yield folder
     finally:

@@ -55,9 +55,10 @@ def nics(machine: Machine, layout: Layout) -> list[tuple[str, str]]:
 def virtual_words(machine: Machine, layout: Layout, directory: Path) -> list[str]:
     """The kernel's arguments on shared virtual time: the calendar, one virtio-net device per
     NIC, and the names the init script gives them by MAC (virtio NICs are named in probe order)."""
+    named = nics(machine, layout)
     words = [f"time-travel=ext:{machine.index}:{network.calendar_socket(directory)}"]
-    words += [f"virtio_uml.device={network.vhost_socket(directory, machine, nic)}:1" for nic, _ in nics(machine, layout)]
-    words.append("SB_LAB_NICS=" + ",".join(f"{nic}={mac}" for nic, mac in nics(machine, layout)))
+    words += [f"virtio_uml.device={network.vhost_socket(directory, machine, nic)}:1" for nic, _ in named]
+    words.append("SB_LAB_NICS=" + ",".join(f"{nic}={mac}" for nic, mac in named))
     return words
 
 

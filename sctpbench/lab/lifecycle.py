@@ -113,7 +113,7 @@ def up(experiment: Path | str, directory: Path | str = "lab", overrides: Sequenc
         raise LabError(f"{experiment}: {e}") from None
     folder.mkdir(parents=True, exist_ok=True)
     _refuse_running(folder)
-    kernel = _kernel(layout)
+    kernel = _kernel()
     clock = _clock(clock, kernel)
     if clock == "real" and layout.switches and shutil.which(network.UML_SWITCH) is None:
         raise LabError(f"lab needs {network.UML_SWITCH} on the real clock (package uml-utilities)")
@@ -233,7 +233,7 @@ def _teardown_after_failure(lab: LabState, say: Report) -> None:
         say(f"teardown incomplete ({e}): run `sctpbench lab down --dir {lab.directory}` again")
 
 
-def _kernel(layout: Layout) -> uml_kernel.Kernel:
+def _kernel() -> uml_kernel.Kernel:
     kernel, why = uml_kernel.find(need_time_travel=False)
     if kernel is None:
         raise LabError(f"no guest kernel: {why}")

@@ -308,10 +308,7 @@ def main(argv: list[str]) -> int:
     switch = Switch(config)
     signal.signal(signal.SIGUSR2, lambda _s, _f: print(switch.describe(), flush=True))
     print("vswitch: serving", len(switch.ports), "ports", flush=True)
-    try:
-        switch.serve()
-    except SystemExit:
-        return 0
+    switch.serve()  # until SIGTERM (exit status 0) or a failure (its traceback in the log)
     return 0
 
 
