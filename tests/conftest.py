@@ -1,17 +1,25 @@
-"""Guest tests need the User-Mode Linux guest (or a capable host) and the built agent.
+"""A test's folder says its kind: unit/ runs anywhere; guest/, lab/ and browser/ need the
+User-Mode Linux guest (or a capable host) and the built agent.
 
 Where the machine cannot run them they are skipped with `sctpbench check`'s reason,
 unless SCTPBENCH_REQUIRE_GUEST=1 (CI sets it), which turns that into a failure.
 """
 
 import os
+from pathlib import Path
 
 import pytest
 
 from sctpbench.orchestration import capabilities
 
+TESTS = Path(__file__).resolve().parent
+ON_A_GUEST = ("guest", "lab", "browser")
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.resolve().relative_to(TESTS).parts[0] in ON_A_GUEST:
+            item.add_marker(pytest.mark.guest)
     backend, why = capabilities.choose_backend("auto")
     agent = capabilities.agent()
     reason = why if backend is None else ("" if agent.ok else agent.detail)

@@ -1,0 +1,120 @@
+"""Shared by the telemetry tests: a real influxd on loopback, and a run folder written the
+way the backend and the agents write one (for tests that need no kernel)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sctpbench.dashboards import catalog
+from sctpbench.model import spec
+from sctpbench.plan import build as planning
+from sctpbench.telemetry import influx, points, server
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def local_influxd(directory: Path) -> Iterator[server.LocalServer]:
+    """A fixture body: influxd on a free loopback port, stopped afterwards."""
+    if shutil.which("influxd") is None:
+        if os.environ.get("SCTPBENCH_REQUIRE_GUEST") == "1":
+            pytest.fail("influxd is required (Debian package influxdb, installed by scripts/install)")
+        pytest.skip("influxd not installed (Debian package influxdb)")
+    s = server.start(directory, server.free_port())
+    try:
+        yield s
+    finally:
+        server.stop(directory)
+
+
+def counts(target: influx.Target, run_id: str, campaign: str) -> dict[str, int]:
+    """Points per measurement for one run of a campaign (or session), as InfluxDB holds them."""
+    field = {"sctp_message": "seq", "sctp_path": "cwnd", "sctp_event": "detail", "sctp_run": "seed"}
+    out = {}
+    for m in points.MEASUREMENTS:
+        series = influx.query(target, f'SELECT count("{field[m]}") FROM "{m}" WHERE "run" = \'{run_id}\' AND "campaign" = \'{campaign}\'')
+        out[m] = series[0]["values"][0][1] if series else 0
+    return out
+
+
+CLIENT_ADDRS = ("198.18.0.1", "198.18.1.1")
+SERVER_ADDRS = ("198.18.0.2", "198.18.1.2")
+
+
+def synthetic_run(run_dir: Path, messages: int = 200, lost: tuple[int, ...] = (100, 101), fail_at: int = 100,
+                  t0_realtime_ns: int | None = None) -> dict[str, list[str]]:
+    """A finished run folder like the backend leaves it; returns the record lines it wrote.
+
+    50 messages/s from t0; the primary path fails before message `fail_at`, after which
+    messages arrive on the secondary; `lost` never arrive; path samples every 100 ms.
+    """
+    experiment = spec.load(EXAMPLES / "failover.yaml", [])
+    p = planning.build(experiment, 1, "agent")
+    (run_dir / "records").mkdir(parents=True)
+    (run_dir / "plan.json").write_text(p.to_json())
+    t0 = 5_000_000_000
+    wall = t0_realtime_ns if t0_realtime_ns is not None else time.time_ns() - 60_000_000_000
+    (run_dir / "kernel.json").write_text(json.dumps({"hz": 100}))
+    (run_dir / "backend.json").write_text(json.dumps({"ok": True, "t0_ns": t0, "t0_realtime_ns": wall}))
+    header = "#sctpbench-records\tv1\tclock=CLOCK_MONOTONIC\tunit=ns\n"
+    client = [header, "meta\trole\tclient\n", f"param\t{t0}\trto_max_ms\t800\n", f"param\t{t0}\tpath_max_retrans\t2\n"]
+    server_lines = [header, "meta\trole\tserver\n", f"param\t{t0}\tsack_delay_ms\t10\n"]
+    fail_t = t0 + fail_at * 20_000_000 - 5_000_000
+    for seq in range(messages):
+        t_gen = t0 + seq * 20_000_000
+        client.append(f"tx\t{t_gen}\t{seq}\t0\t200\t{t_gen + 30_000}\n")
+        if seq not in lost:
+            t_rx = t_gen + (10_000_000 if seq < fail_at else 1_200_000_000)
+            via = CLIENT_ADDRS[0] if seq < fail_at else CLIENT_ADDRS[1]
+            server_lines.append(f"rx\t{t_rx}\t{seq}\t0\t200\t{t_gen}\t{via}\n")
+        if seq % 5 == 0:
+            for i, addr in enumerate(SERVER_ADDRS):
+                state = "INACTIVE" if i == 0 and t_gen > fail_t + 1_400_000_000 else "ACTIVE"
+                client.append(f"path\t{t_gen}\t{addr}\t{state}\t4380\t2\t200\t1500\t{1 if i == 0 else 0}\n")
+                server_lines.append(f"path\t{t_gen}\t{CLIENT_ADDRS[i]}\tACTIVE\t4380\t2\t200\t1500\t{1 if i == 0 else 0}\n")
+    client.append(f"addr\t{fail_t + 1_440_000_000}\t{SERVER_ADDRS[0]}\tADDR_UNREACHABLE\t0\n")
+    client.append(f"end\t{t0 + messages * 20_000_000 + 2_000_000_000}\t{messages}\n")
+    server_lines.append(f"end\t{t0 + messages * 20_000_000 + 2_000_000_000}\t{messages - len(lost)}\n")
+    events = [
+        {"kind": "start", "target": p.associations[0].name, "detail": "", "at_ns": 0, "applied_ns": t0, "lag_ns": 0},
+        {"kind": "fail", "target": "primary", "detail": "", "at_ns": fail_t - t0, "applied_ns": fail_t + 9_000_000,
+         "lag_ns": 9_000_000},
+    ]
+    lines = {"client": client, "server": server_lines, "events": [json.dumps(e) + "\n" for e in events]}
+    (run_dir / p.associations[0].client_records).write_text("".join(client))
+    (run_dir / p.associations[0].server_records).write_text("".join(server_lines))
+    (run_dir / "events.jsonl").write_text("".join(lines["events"]))
+    return lines
+
+
+def dashboard_queries(experiment: str, campaign: str, run: str, start_ns: int, end_ns: int,
+                      association: str = ".*") -> list[tuple[str, str]]:
+    """Every dashboard query with Grafana's variables filled in as Grafana would (association: All by default)."""
+    values = {"$experiment": re.escape(experiment), "$campaign": re.escape(campaign), "$run": re.escape(run),
+              "$association": association,
+              "$timeFilter": f"time >= {start_ns} AND time <= {end_ns}", "$__interval": "100ms"}
+    out = []
+    for d in catalog.DASHBOARDS:
+        for where, q in d.queries():
+            for k, v in values.items():
+                q = q.replace(k, v)
+            out.append((f"{d.uid}: {where}", q))
+    return out
+
+
+def assert_every_dashboard_query_has_data(target: influx.Target, run_dir: Path, association: str = ".*") -> None:
+    plan = json.loads((run_dir / "plan.json").read_text())
+    backend = json.loads((run_dir / "backend.json").read_text())
+    start = backend["t0_realtime_ns"] - 10_000_000_000
+    end = start + 300_000_000_000
+    for where, q in dashboard_queries(plan["experiment"], run_dir.parent.name, plan["run_id"], start, end, association):
+        series = influx.query(target, q)
+        values = [v for s in series for row in s.get("values", []) for v in row[1:] if v is not None]
+        assert values, f"{where} returned no data: {q}"
