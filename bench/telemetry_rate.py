@@ -12,7 +12,7 @@ Starts Debian's influxd on loopback (a temp folder), then:
    - written: delivery (rx) to InfluxDB's acknowledgement of the batch (the writer's ledger);
    - visible: delivery to the first `SELECT count()` (polled every 50 ms) that includes it.
 The records come from a generator, not the guest: a one-CPU UML guest does not reach
-10,000 messages/s (see README), and the pipeline under test starts at the record files.
+10,000 messages/s (docs/telemetry.md, "Measured on the build machine"), and the pipeline under test starts at the record files.
 """
 
 from __future__ import annotations

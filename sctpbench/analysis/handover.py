@@ -29,7 +29,7 @@ from sctpbench.collectors import records
 
 # The window of generation times around a decision whose messages give the handover's MTT
 # and MMTT: from 1 s before (the old path's last moments) to 2 s after (the new path's
-# start, slow start included). One place, so a test and the README can name it.
+# start, slow start included). One place, so a test and the docs (docs/results.md, "Metrics") can name it.
 WINDOW_BEFORE_NS = 1_000_000_000
 WINDOW_AFTER_NS = 2_000_000_000
 

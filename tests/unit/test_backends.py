@@ -156,9 +156,9 @@ def test_the_uml_backend_finds_and_reaps_a_runs_guest_by_its_id() -> None:
             p.wait()
 
 
-def test_the_run_folder_contract_names_each_file_once_and_the_readme_points_to_it() -> None:
+def test_the_run_folder_contract_names_each_file_once_and_the_docs_point_to_it() -> None:
     names = [f.name for f in contract.FILES]
     assert len(names) == len(set(names))
     assert {"backend.json", "events.jsonl", "kernel.json", "versions.json", "guest.json", "console.log"} <= set(names)
-    assert "sctpbench/backends/contract.py" in (ROOT / "README.md").read_text()
+    assert "sctpbench/backends/contract.py" in (ROOT / "docs" / "results.md").read_text()
     assert contract.FILES[0].name in contract.render()

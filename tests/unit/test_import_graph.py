@@ -1,5 +1,5 @@
 """The package's import graph: imports only run downward through the layers of the data
-flow (README, "Module map"), and no module imports itself back through others.
+flow (docs/development.md, "Layers"), and no module imports itself back through others.
 
 Every import counts, the ones inside functions too: a lazy import is still a dependency.
 `python tests/test_import_graph.py` prints the graph as Graphviz dot.

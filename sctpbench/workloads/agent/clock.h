@@ -6,7 +6,7 @@
  * clock.  When the two ends run on different machines (the ansible backend)
  * their monotonic clocks have nothing in common: `--clock realtime` makes
  * every timestamp CLOCK_REALTIME instead, which the harness has checked to
- * agree between the machines before the run (README, "Real machines").
+ * agree between the machines before the run (docs/backends.md, "Real machines").
  */
 #ifndef SCTPBENCH_CLOCK_H
 #define SCTPBENCH_CLOCK_H
