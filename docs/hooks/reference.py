@@ -289,7 +289,7 @@ def cell(text: str) -> str:
 def render(kind: str, schema: Node) -> str:
     """The markdown for one schema: a table per object, the file's own keys first."""
     walk = SchemaWalk(kind, schema)
-    walk.walk_object(schema, "", f"{KINDS[kind]}: top-level keys")
+    walk.walk_object(schema, "", "Top-level keys")
     def link(match: re.Match[str]) -> str:
         return anchor(kind, walk.expanded.get(match.group(1)) or match.group(2))
 
@@ -315,7 +315,8 @@ def load_schema(kind: str) -> Node:
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """MkDocs calls this for every page; only markers are replaced, so other pages pass through unchanged."""
-    return MARKER.sub(lambda m: render(m.group(1), load_schema(m.group(1))), markdown)
+    # Wrapped so the stylesheet (docs/stylesheets/extra.css) can give these tables fixed columns that wrap.
+    return MARKER.sub(lambda m: f'<div class="schema-keys" markdown="1">\n\n{render(m.group(1), load_schema(m.group(1)))}\n</div>', markdown)
 
 
 def on_config(config: Any) -> Any:
