@@ -5,8 +5,9 @@ This is the one list of SCTP keys: the experiment's `sctp:` model is made from i
 (model/sctp.py: a key's type from its unit, its bounds and help from `low`, `high` and
 `help`), the plan writes the sysctls and buffer sizes from it (an agent option also needs
 its flag in plan/build.py's `_agents`, which keeps the agent's argument order), the backend
-reads back the sysctls it lists, the report names them by it. The order is the file's: the model's keys,
-the schema and every "allowed:" list follow it. Standard library only: the guest reads it.
+reads back the sysctls it lists, the report names them by it. The order is the file's:
+the model's keys, the schema and every "allowed:" list follow it. Standard library only:
+the guest reads it.
 """
 
 from __future__ import annotations
