@@ -23,15 +23,16 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
 
 from sctpbench.campaign import spec as campaign_spec
-from sctpbench.model import spec, units
+from sctpbench.model import experiment, units
+from sctpbench.model.fields import NAME_PATTERN, WRITTEN
 
 Kind = Literal["experiment", "campaign", "topology"]
 KINDS: tuple[Kind, ...] = ("experiment", "campaign", "topology")
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-MODELS: dict[Kind, type[BaseModel]] = {"experiment": spec.Experiment, "campaign": campaign_spec.Campaign, "topology": spec.Topology}
+MODELS: dict[Kind, type[BaseModel]] = {"experiment": experiment.Experiment, "campaign": campaign_spec.Campaign, "topology": experiment.Topology}
 
-# What the models mark with {spec.WRITTEN: KIND}, as the parsers in units.py accept it.
+# What the models mark with {WRITTEN: KIND}, as the parsers in units.py accept it.
 WRITTEN_FORMS: dict[str, tuple[str, dict[str, Any]]] = {
     "duration": ("Duration", {
         "description": f"{units.DURATION_HELP}; 0 alone needs no unit",
@@ -92,10 +93,10 @@ def _written(node: Any, used: set[str]) -> Any:
         return [_written(item, used) for item in node]
     if not isinstance(node, dict):
         return node
-    if spec.WRITTEN in node:
+    if WRITTEN in node:
         # The field's own keys (description, default) stay beside the reference.
-        used.add(node[spec.WRITTEN])
-        node = {"$ref": f"#/$defs/{WRITTEN_FORMS[node[spec.WRITTEN]][0]}"} | {k: v for k, v in node.items() if k != spec.WRITTEN}
+        used.add(node[WRITTEN])
+        node = {"$ref": f"#/$defs/{WRITTEN_FORMS[node[WRITTEN]][0]}"} | {k: v for k, v in node.items() if k != WRITTEN}
     out = {key: _written(value, used) for key, value in node.items()}
     if "default" in out:
         _written_default(out)
@@ -132,7 +133,7 @@ def _topology_forms(schema: dict[str, Any]) -> None:
     use["title"] = "TopologyUse"
     use["description"] = "a topology file amended: its hosts, paths and emulator keys replaced or merged"
     use["properties"] = {"use": {"type": "string", "minLength": 1, "description": _TOPOLOGY_FILE_HELP}, **use["properties"]}
-    use["properties"]["paths"]["patternProperties"] = {spec.NAME_PATTERN: {"$ref": "#/$defs/PathAmendment"}}
+    use["properties"]["paths"]["patternProperties"] = {NAME_PATTERN: {"$ref": "#/$defs/PathAmendment"}}
     use["properties"]["paths"].pop("minProperties", None)
     use["required"] = ["use"]
     defs["TopologyUse"] = use

@@ -39,7 +39,7 @@ from sctpbench.campaign import table
 from sctpbench.campaign.expand import Run
 from sctpbench.campaign.spec import Loaded
 from sctpbench.model.errors import SpecError
-from sctpbench.model.spec import Experiment
+from sctpbench.model.experiment import Experiment
 
 Progress = Callable[[str], None]
 

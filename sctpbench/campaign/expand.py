@@ -20,9 +20,10 @@ import random
 from dataclasses import dataclass, field
 
 from sctpbench.campaign.spec import Loaded, as_written
-from sctpbench.model import spec as experiment_spec
+from sctpbench.model import loading
 from sctpbench.model.errors import SpecError
-from sctpbench.model.spec import Experiment
+from sctpbench.model.experiment import Experiment
+from sctpbench.model.wording import set_label
 from sctpbench.plan import build as planning
 
 
@@ -83,13 +84,13 @@ def _experiment(loaded: Loaded, config: Configuration) -> Experiment:
     adjusted = [(("adjust",), f"{k}={v}") for k, v in config.adjustments]
     overrides = fixed + swept + adjusted
     try:
-        experiment = experiment_spec.load(loaded.experiment_file, [text for _, text in overrides])
+        experiment = loading.load(loaded.experiment_file, [text for _, text in overrides])
     except SpecError as e:
         message = str(e)
         for loc, text in overrides:
-            if message.startswith(f"{experiment_spec.set_label(text)}:"):
+            if message.startswith(f"{set_label(text)}:"):
                 key = text.partition("=")[0]
-                detail = message.removeprefix(f"{experiment_spec.set_label(text)}: ").removeprefix(f"{key}: ")
+                detail = message.removeprefix(f"{set_label(text)}: ").removeprefix(f"{key}: ")
                 raise SpecError(f"{loaded.where(*loc)}: {'.'.join(loc)}: {detail}"
                                 f" (configuration {config.label})") from None
         raise SpecError(f"{loaded.file}: configuration {config.label}: {message}") from None

@@ -32,9 +32,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from sctpbench.analysis import metrics
-from sctpbench.model import spec as experiment_spec
-from sctpbench.model import units
+from sctpbench.model import inputfile, units, wording
 from sctpbench.model.errors import SpecError
+from sctpbench.model.fields import MAX_NAME_CHARS
+from sctpbench.model.overrides import parse_override
 
 STATS = ("mean", "median", "p50", "p90", "p95", "p99", "min", "max")
 MetricName = Literal[tuple(metrics.METRIC_KEYS)]  # type: ignore[valid-type]
@@ -95,7 +96,7 @@ class Adjust(_Model):
 
 
 class Campaign(_Model):
-    name: Annotated[str, Field(max_length=experiment_spec.MAX_NAME_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
+    name: Annotated[str, Field(max_length=MAX_NAME_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")] | None = None
     description: str = ""
     experiment: str
     set: dict[str, Any] = {}
@@ -118,7 +119,7 @@ class Loaded(BaseModel):
     file: Path
     experiment_file: Path
     axes: list[dict[str, list[str]]]  # each axis: key → values as written (several keys for a zip)
-    source: Any  # experiment_spec.Source: line numbers for messages
+    source: Any  # wording.Source: line numbers for messages
 
     @property
     def swept(self) -> list[str]:
@@ -205,7 +206,7 @@ def _axes(sweep: dict[str, Any], source: Any) -> list[dict[str, list[str]]]:
 
 def _describe(error: dict[str, Any], source: Any) -> str:
     loc = tuple(str(p) for p in error["loc"])
-    key = experiment_spec.shown_key(loc)
+    key = wording.shown_key(loc)
     kind = error["type"]
     if kind == "extra_forbidden":
         model = {1: Campaign, 3: Budget if loc[:1] == ("budgets",) else Adjust}.get(len(loc), Campaign)
@@ -213,24 +214,24 @@ def _describe(error: dict[str, Any], source: Any) -> str:
     elif kind == "missing":
         detail = "required key is missing"
     else:
-        detail = experiment_spec.value_detail(error, "letters, digits, _ . - (starting with a letter or digit)")
+        detail = wording.value_detail(error, "letters, digits, _ . - (starting with a letter or digit)")
     return f"{source.where(loc)}: {key}: {detail}"
 
 
 def load(path: str | Path, overrides: Sequence[str] = ()) -> Loaded:
     """Read and check a campaign file; `overrides` (KEY=VALUE) join its `set:`."""
     path = Path(path)
-    data, lines = experiment_spec._read_yaml(path)
+    data, lines = inputfile.load(path)
     if not isinstance(data, dict):
         raise SpecError(f"{path}: a campaign must be a mapping with keys {', '.join(Campaign.model_fields)}")
-    source = experiment_spec.Source(str(path), lines, {})
+    source = wording.Source(str(path), lines, {})
     data = dict(data)
     if not isinstance(data.get("set") or {}, dict):
         raise SpecError(f"{source.where(('set',))}: set: {units.shown(data['set'])} is not a mapping; "
                         "allowed: {KEY: VALUE, …} (e.g. {workload.duration: 6s})")
     fixed = dict(data.get("set") or {})
     for text in overrides:
-        key, value = experiment_spec.parse_override(text)
+        key, value = parse_override(text)
         fixed[".".join(key)] = value
         source.overrides[("set", ".".join(key))] = text
     if overrides:
@@ -239,8 +240,8 @@ def load(path: str | Path, overrides: Sequence[str] = ()) -> Loaded:
         campaign = Campaign.model_validate(data)
     except ValidationError as e:
         raise SpecError(_describe(dict(e.errors()[0]), source)) from None
-    experiment_file = (path.parent / campaign.experiment[: experiment_spec.MAX_PATH_CHARS]).resolve()
-    if not experiment_spec._is_file(experiment_file):
+    experiment_file = (path.parent / campaign.experiment[: inputfile.MAX_PATH_CHARS]).resolve()
+    if not inputfile.is_file(experiment_file):
         raise SpecError(f"{source.where(('experiment',))}: experiment: no file {units.shown(campaign.experiment)} (relative to {path.parent})")
     axes = _axes(campaign.sweep, source)
     swept = {k for axis in axes for k in axis}

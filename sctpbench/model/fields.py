@@ -1,7 +1,7 @@
 """The value types of the experiment file's keys, shared by the spec and the event kinds.
 
-Kept apart from spec.py so an event kind (model/events/) can use them without importing the
-spec, which imports the kinds.
+Kept apart from the models (experiment.py) so an event kind (model/events/) can use them
+without importing the experiment's models, which import the kinds.
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ def _written(kind: str) -> WithJsonSchema:
 Duration = Annotated[int, BeforeValidator(units.parse_duration), _written("duration")]
 Delay = Annotated[int, BeforeValidator(units.parse_delay), _written("duration")]
 Jitter = Annotated[int, BeforeValidator(units.parse_jitter), _written("duration")]
-# The kernel's SCTP timer sysctls (rto_initial, rto_max, hb_interval) allow at most one day.
-Timer = Annotated[Duration, Field(le=86_400_000_000_000)]
-INT_MAX = 2**31 - 1  # the kernel's retransmission counters are int
 U32_MAX = 2**32 - 1  # tc's queue limits
 # A name becomes part of folder names (NAME-TIMESTAMP/…): well below the file system's 255 bytes.
 MAX_NAME_CHARS = 100

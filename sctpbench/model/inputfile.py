@@ -30,6 +30,8 @@ MAX_DEPTH = 64
 MAX_NODES = 100_000
 MAX_SCALAR_DIGITS = 100
 TEXT_HELP = "a UTF-8 text file of at most 1 MB"
+# Linux's PATH_MAX; a longer name cannot be a file and makes os.stat raise ENAMETOOLONG.
+MAX_PATH_CHARS = 4096
 
 
 class _Refused(yaml.YAMLError):
@@ -64,6 +66,14 @@ def read_text(path: Path, where: str | None = None) -> str:
         line = text[: text.index("\0")].count("\n") + 1
         raise SpecError(f"{_at(prefix, path, where, line)}: {subject}is not a text file (it contains NUL bytes); allowed: {TEXT_HELP}")
     return text.removeprefix("\ufeff")
+
+
+def is_file(path: Path) -> bool:
+    """Whether a file the person named is there, without an OSError for a name that cannot be one."""
+    try:
+        return path.is_file()
+    except OSError:  # a component too long, a permission denied on the way
+        return False
 
 
 def _at(prefix: str, path: Path, where: str | None, line: int) -> str:

@@ -169,7 +169,7 @@ class Video(Model):
 def resolve_video(video: Video, base_dir: Path, where: str) -> Video:
     """The trace read in, so the run id follows its content and a run needs no file."""
     path = next((p for p in (base_dir / video.trace, VIDEO_DIR / video.trace, VIDEO_DIR / f"{video.trace}.trace")
-                 if _is_file(p)), None)
+                 if inputfile.is_file(p)), None)
     if path is None:
         shipped = ", ".join(sorted(p.stem for p in VIDEO_DIR.glob("*.trace")))
         raise SpecError(f"{where}: no trace file {video.trace!r}; allowed: a file relative to the experiment or one of {shipped}")
@@ -179,13 +179,6 @@ def resolve_video(video: Video, base_dir: Path, where: str) -> Video:
     except ValueError as e:
         raise SpecError(str(e)) from None
     return video.model_copy(update={"frames": [(f.number, f.time_ns, f.type, f.size) for f in frames]})
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except OSError:
-        return False
 
 
 def read_empirical(path: Path, where: str, parse: Callable[[object], int]) -> dict[str, Any]:

@@ -1,8 +1,13 @@
 """Every SCTP parameter an experiment can set, as data: where it goes in the stack, its
 unit, and Linux 6.1's default (the stack default when the experiment leaves it unset).
 
-The plan writes the sysctls and agent options from this table, the backend reads back the
-sysctls it lists, the report names them by it. Standard library only: the guest reads it.
+This is the one list of SCTP keys: the experiment's `sctp:` model is made from it
+(model/sctp.py: a key's type from its unit, its bounds and help from `low`, `high` and
+`help`), the plan writes the sysctls and buffer sizes from it (an agent option also needs
+its flag in plan/build.py's `_agents`, which keeps the agent's argument order), the backend
+reads back the sysctls it lists, the report names them by it. The order is the file's:
+the model's keys, the schema and every "allowed:" list follow it. Standard library only:
+the guest reads it.
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ class Param:
     # A sysctl only the project's kernel has (kernel/patches/): an experiment that sets it
     # is refused on a kernel without it; its default (0) is stock Linux behaviour.
     variant: bool = False
+    # What the experiment may write, in the unit's terms (ms for timers); None: no bound of
+    # the model's (a Duration is never negative; counts and sizes name theirs).
+    low: int | None = None
+    high: int | None = None
+    help: str = ""  # the key's description in the schema and the documentation
 
     @property
     def reported_as(self) -> str:
@@ -36,25 +46,38 @@ class Param:
         return f"{self.key}_ms" if self.unit == "ms" else self.key
 
 
+# The kernel's SCTP timer sysctls (rto_initial, rto_max, hb_interval) allow at most one day.
+TIMER_MAX_MS = 86_400_000
+INT_MAX = 2**31 - 1  # the kernel's retransmission counters are int
+U16_MAX = 65535
+MIN_BUFFER = 4096  # net.core.[rw]mem_* refuse less
+
 PARAMS: tuple[Param, ...] = (
-    Param("rto_initial", "sysctl", "rto_initial", "ms", 3000),
-    Param("rto_min", "sysctl", "rto_min", "ms", 1000),
-    Param("rto_max", "sysctl", "rto_max", "ms", 60000),
-    Param("path_max_retrans", "sysctl", "path_max_retrans", "count", 5),
-    Param("association_max_retrans", "sysctl", "association_max_retrans", "count", 10),
+    Param("rto_initial", "sysctl", "rto_initial", "ms", 3000, high=TIMER_MAX_MS),
+    Param("rto_min", "sysctl", "rto_min", "ms", 1000, high=TIMER_MAX_MS),
+    Param("rto_max", "sysctl", "rto_max", "ms", 60000, high=TIMER_MAX_MS),
+    Param("path_max_retrans", "sysctl", "path_max_retrans", "count", 5, low=0, high=INT_MAX),
+    Param("association_max_retrans", "sysctl", "association_max_retrans", "count", 10, low=1, high=INT_MAX),
     Param("pf_enable", "sysctl", "pf_enable", "bool", 1),
-    Param("pf_retrans", "sysctl", "pf_retrans", "count", 0),
-    Param("hb_interval", "sysctl", "hb_interval", "ms", 30000),
+    Param("pf_retrans", "sysctl", "pf_retrans", "count", 0, low=0, high=U16_MAX, help="at most ps_retrans, 65535 by default"),
+    Param("hb_interval", "sysctl", "hb_interval", "ms", 30000, high=TIMER_MAX_MS),
+    # The kernel's 1ms to 500ms is the loader's cross-check (model/crosschecks.py), worded as the kernel's range.
     Param("sack_delay", "sysctl", "sack_timeout", "ms", 200),
-    Param("max_burst", "sysctl", "max_burst", "count", 4),
-    # 0: RFC 4960's min(4*MTU, max(2*MTU, 4380 B)) for a new path, 4*MTU after idling.
-    Param("initial_cwnd", "sysctl", "initial_cwnd_mtus", "mtus", 0, variant=True),
-    Param("primary_cwnd_carry", "sysctl", "primary_cwnd_carry", "bool", 0, variant=True),
-    Param("sack_freq", "agent", "--sack-freq", "count", 2),
+    Param("sack_freq", "agent", "--sack-freq", "count", 2, low=1, high=INT_MAX),
     Param("nodelay", "agent", "--nodelay", "bool", 0),
-    Param("streams", "agent", "--streams", "count", 10),
-    Param("rcvbuf", "buffer", "rmem", "bytes", 212_992),
-    Param("sndbuf", "buffer", "wmem", "bytes", 212_992),
+    Param("streams", "agent", "--streams", "count", 10, low=1, high=U16_MAX),
+    Param("max_burst", "sysctl", "max_burst", "count", 4, low=0, high=INT_MAX,
+          help="Max.Burst: new DATA packets per transmission beyond the flight (0: no limit; Linux: 4)"),
+    # 0: RFC 4960's min(4*MTU, max(2*MTU, 4380 B)) for a new path, 4*MTU after idling.
+    Param("initial_cwnd", "sysctl", "initial_cwnd_mtus", "mtus", 0, variant=True,
+          help="stack variant (the project's kernel): a new or idle path's cwnd in MTUs, or unrestricted; "
+               "unset: Linux's min(4*MTU, max(2*MTU, 4380 B))"),
+    Param("primary_cwnd_carry", "sysctl", "primary_cwnd_carry", "bool", 0, variant=True,
+          help="stack variant (the project's kernel): at a primary change the new primary takes the old one's cwnd "
+               "and ssthresh where larger"),
+    Param("rcvbuf", "buffer", "rmem", "bytes", 212_992, low=MIN_BUFFER,
+          help="receive buffer (net.sctp.sctp_rmem default); the advertised window is about half"),
+    Param("sndbuf", "buffer", "wmem", "bytes", 212_992, low=MIN_BUFFER, help="send buffer (net.sctp.sctp_wmem default)"),
 )
 BY_KEY = {p.key: p for p in PARAMS}
 

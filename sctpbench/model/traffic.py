@@ -6,8 +6,9 @@ datagram rate or at a share of the path's capacity. Both share the paths with th
 associations, which is the point: seed 001 measures SCTP against competing TCP, seed 003
 beside 40 % background load.
 
-Kept apart from spec.py, which imports it; the checks that need the rest of the
-experiment take it as plain arguments (`check`), so this module never imports the spec.
+Kept apart from the experiment's models (experiment.py), which import it; the checks that
+need the rest of the experiment take it as plain arguments (`check`, run by crosschecks.py),
+so this module never imports the models.
 """
 
 from __future__ import annotations

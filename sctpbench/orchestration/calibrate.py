@@ -26,8 +26,9 @@ from scipy import stats
 
 from sctpbench.model.addressing import ip_header_bytes
 from sctpbench.model.events import registry
+from sctpbench.model.experiment import Experiment, PathSpec, Workload
+from sctpbench.model.fields import DirectionOverride
 from sctpbench.model.shaping import DEFAULT_QUEUE_PACKETS
-from sctpbench.model.spec import DirectionOverride, Experiment, PathSpec, Workload
 from sctpbench.orchestration import runner
 from sctpbench.plan.build import LINUX_SNDBUF
 

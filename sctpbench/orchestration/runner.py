@@ -25,7 +25,7 @@ from sctpbench.analysis import metrics, store
 from sctpbench.backends import lastwords, registry, stops
 from sctpbench.backends.base import installed_version
 from sctpbench.model.errors import BackendError
-from sctpbench.model.spec import Experiment
+from sctpbench.model.experiment import Experiment
 from sctpbench.orchestration import capabilities
 from sctpbench.plan import build as planning
 from sctpbench.plan.data import Plan

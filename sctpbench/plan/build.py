@@ -63,11 +63,11 @@ def _buffer_sysctls(sctp: Any) -> list[str]:
     accounts its memory against net.sctp.sctp_[rw]mem; both are kernel-wide, not per
     namespace. The backend puts the old values back when the run ends."""
     writes = []
-    for key, core, sctp_name in (("rcvbuf", "rmem", "sctp_rmem"), ("sndbuf", "wmem", "sctp_wmem")):
-        value = getattr(sctp, key)
+    for param in (p for p in sctp_params.PARAMS if p.where == "buffer"):  # name: rmem or wmem
+        value = getattr(sctp, param.key)
         if value is not None:
-            writes += [f"net.core.{core}_max={value}", f"net.core.{core}_default={value}",
-                       f"net.sctp.{sctp_name}=4096 {value} {max(value, 4 * 1024 * 1024)}"]
+            writes += [f"net.core.{param.name}_max={value}", f"net.core.{param.name}_default={value}",
+                       f"net.sctp.sctp_{param.name}=4096 {value} {max(value, 4 * 1024 * 1024)}"]
     return writes
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from sctpbench.analysis import metrics
 from sctpbench.analysis.metrics import Failure, Message
-from sctpbench.model import spec
+from sctpbench.model import experiment, spec
 from sctpbench.model.errors import SpecError
 from sctpbench.plan import build as plan
 from sctpbench.plan.data import Plan
@@ -33,7 +33,7 @@ def _load(tmp_path: Path, text: str, overrides: list[str] | None = None) -> spec
 def test_a_single_workload_is_one_association_named_main(tmp_path: Path) -> None:
     e = _load(tmp_path, "workload: {client: hq, server: edge, duration: 5s}\n")
     (a,) = e.associations
-    assert a.name == spec.DEFAULT_ASSOCIATION == "main" and (a.client, a.server) == ("hq", "edge")
+    assert a.name == experiment.DEFAULT_ASSOCIATION == "main" and (a.client, a.server) == ("hq", "edge")
 
 
 def test_workloads_list_keeps_names_hosts_and_own_sctp_over_the_experiments(tmp_path: Path) -> None:

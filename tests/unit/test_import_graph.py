@@ -2,7 +2,7 @@
 flow (docs/development.md, "Layers"), and no module imports itself back through others.
 
 Every import counts, the ones inside functions too: a lazy import is still a dependency.
-`python tests/test_import_graph.py` prints the graph as Graphviz dot.
+`python -m tests.unit.test_import_graph` (from the project root) prints the graph as Graphviz dot.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
+
+from tests.support.graph import cycles
 
 PACKAGE = Path(__file__).resolve().parents[2] / "sctpbench"
 
@@ -70,41 +72,6 @@ def graph() -> dict[str, set[str]]:
     known = set(mods)
     packages = {m for m, p in mods.items() if p.name == "__init__.py"}
     return {m: {d for d in imports(p, known) if d != m and d not in packages} for m, p in mods.items()}
-
-
-def cycles(g: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(g[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                out.append(sorted(component))
-
-    for v in sorted(g):
-        if v not in index:
-            visit(v)
-    return out
 
 
 def test_every_module_is_in_a_layer() -> None:

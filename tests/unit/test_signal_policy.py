@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.model import signaltrace, spec
+from sctpbench.model import experiment, signaltrace, spec
 from sctpbench.model.errors import SpecError
 from sctpbench.plan import build as plan
 
@@ -42,7 +42,7 @@ def _client_argv(p: plan.Plan) -> list[str]:
 
 def test_the_trace_is_read_relative_to_the_experiment_and_checked(tmp_path: Path) -> None:
     e = _load(tmp_path, ", policy: signal, signal: walk.txt")
-    assert e.workload is not None and isinstance(e.workload.signal, spec.SignalTrace)
+    assert e.workload is not None and isinstance(e.workload.signal, experiment.SignalTrace)
     assert e.workload.signal.points == [(0, "one", -60.0), (0, "two", -95.5), (2_500_000_000, "one", -82.0),
                                         (3_000_000_000, "two", -55.0)]
 

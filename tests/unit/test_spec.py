@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.model import spec, units
+from sctpbench.model import sctp_params, spec, units
 from sctpbench.model.errors import SpecError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +62,17 @@ def test_example_loads_with_units_resolved_and_topology_file() -> None:
 def test_unset_parameters_keep_the_kernel_default() -> None:
     e = spec.load(ROOT / "examples/failover-rfc-defaults.yaml")
     assert all(v is None for v in e.sctp.model_dump().values())
+
+
+def test_the_sctp_keys_are_the_tables_in_its_order_with_its_bounds_and_help() -> None:
+    fields = spec.Experiment.model_fields["sctp"].annotation.model_fields
+    assert list(fields) == [p.key for p in sctp_params.PARAMS]
+    assert all(fields[p.key].description == (p.help or None) for p in sctp_params.PARAMS)
+    for p in sctp_params.PARAMS:
+        if p.high is not None:
+            too_high = f"{p.high + 1}ms" if p.unit == "ms" else str(p.high + 1)
+            with pytest.raises(SpecError, match=f"sctp.{p.key}: .* is out of range; allowed: at most"):
+                spec.load(ROOT / "examples/failover.yaml", [f"sctp.{p.key}={too_high}"])
 
 
 def test_overrides_set_any_dotted_key_and_are_validated() -> None:

@@ -41,7 +41,7 @@ Where = Callable[[str], str]
 
 @dataclass(frozen=True)
 class Context:
-    """What an event is checked against, computed once by the spec from the experiment."""
+    """What an event is checked against, computed once by the loader's cross-checks (crosschecks.py) from the experiment."""
 
     shaping: Mapping[str, Mapping[str, Mapping[str, Any]]]  # path → direction → values in force at build time
     association: Sequence[str]  # the paths joining some association's two hosts, in file order

@@ -5,7 +5,7 @@ Every public module of the package (not `base`, not `registry`) is imported, and
 (`kinds.cache_clear()` rescans, for a test that adds a module to the package's path).
 
 The experiment's `events:` items are validated through `EventItem`, which picks the kind
-by its key at validation time, so the spec's model never lists the kinds; the JSON
+by its key at validation time, so the experiment's model (experiment.py) never lists the kinds; the JSON
 schema of an item is generated from the kinds too.
 """
 
@@ -95,7 +95,7 @@ def validate(value: Any) -> Event:
 
 
 class EventItem:
-    """Annotation of the spec's `events:` items: validation and JSON schema by the registry."""
+    """Annotation of the experiment's `events:` items: validation and JSON schema by the registry."""
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         return core_schema.no_info_plain_validator_function(validate)

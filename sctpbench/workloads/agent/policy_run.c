@@ -2,7 +2,7 @@
 
 #include "addr.h"
 #include "clock.h"
-#include "sampler.h"
+#include "path_state.h"
 #include "sockopts.h"
 
 #include <errno.h>

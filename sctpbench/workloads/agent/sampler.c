@@ -2,6 +2,7 @@
 
 #include "addr.h"
 #include "clock.h"
+#include "path_state.h"
 #include "sockopts.h"
 
 #include <stddef.h>
@@ -50,17 +51,6 @@ void sampler_stop(struct sampler *s)
 int64_t sampler_deadline(const struct sampler *s)
 {
 	return s->next_ns;
-}
-
-const char *path_state_name(int32_t state)
-{
-	switch (state) {
-	case SCTP_ACTIVE: return "ACTIVE";
-	case SCTP_INACTIVE: return "INACTIVE";
-	case SCTP_PF: return "PF";
-	case SCTP_UNCONFIRMED: return "UNCONFIRMED";
-	default: return "UNKNOWN";
-	}
 }
 
 /* Returns true and fills *out when the kernel described the path. */

@@ -43,7 +43,4 @@ void sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
 /* One round regardless of the schedule. */
 void sampler_round(int fd, sctp_assoc_t assoc, struct records *r);
 
-/* SCTP_GET_PEER_ADDR_INFO's spinfo_state as the records write it. */
-const char *path_state_name(int32_t state);
-
 #endif

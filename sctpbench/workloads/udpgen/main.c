@@ -1,22 +1,7 @@
 #include "udpgen.h"
 
-#include "../agent/clock.h"
-
 #include <stdio.h>
 #include <string.h>
-
-int udpgen_wait_start(int64_t *t0)
-{
-	char line[128];
-	long long t;
-
-	if (!fgets(line, sizeof(line), stdin) || sscanf(line, "start %lld", &t) != 1) {
-		fprintf(stderr, "sctpbench-udpgen: expected 'start T' on stdin\n");
-		return -1;
-	}
-	*t0 = t;
-	return 0;
-}
 
 int main(int argc, char **argv)
 {

@@ -7,6 +7,20 @@
 #include <string.h>
 #include <unistd.h>
 
+/* `start T` from stdin; -1 on EOF or a malformed line. */
+static int wait_start(int64_t *t0)
+{
+	char line[128];
+	long long t;
+
+	if (!fgets(line, sizeof(line), stdin) || sscanf(line, "start %lld", &t) != 1) {
+		fprintf(stderr, "sctpbench-udpgen: expected 'start T' on stdin\n");
+		return -1;
+	}
+	*t0 = t;
+	return 0;
+}
+
 static void put_be64(unsigned char *p, uint64_t v)
 {
 	for (int i = 7; i >= 0; i--, v >>= 8)
@@ -39,7 +53,7 @@ int udpgen_send(const struct udpgen_config *cfg, FILE *records)
 	memset(buf, 0x5b, sizeof(buf));
 	printf("ready\n");
 	fflush(stdout);
-	if (udpgen_wait_start(&t0) != 0)
+	if (wait_start(&t0) != 0)
 		return 1;
 	end = t0 + cfg->duration_ns;
 	arrival_init(&a, cfg->arrival, cfg->rate, cfg->seed, NULL, t0);

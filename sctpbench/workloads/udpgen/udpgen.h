@@ -33,11 +33,10 @@ struct udpgen_config {
 #define UDPGEN_HEADER 16
 
 int udpgen_parse(int argc, char **argv, struct udpgen_config *cfg, FILE *err);
-/* Both wait for `start T` (absolute CLOCK_MONOTONIC ns) on stdin after printing
- * `ready`; send ends after T + duration, sink at `stop` on stdin or SIGTERM. */
+/* Both print `ready` once bound.  send then waits for `start T` (absolute
+ * CLOCK_MONOTONIC ns) on stdin and ends after T + duration; sink ends at
+ * `stop` on stdin or SIGTERM. */
 int udpgen_send(const struct udpgen_config *cfg, FILE *records);
 int udpgen_sink(const struct udpgen_config *cfg, FILE *records);
-/* `start T` from stdin; -1 on EOF or a malformed line. */
-int udpgen_wait_start(int64_t *t0);
 
 #endif
