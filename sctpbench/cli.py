@@ -24,6 +24,8 @@ from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.orchestration import capabilities, clock
 from sctpbench.outputs import destination
 from sctpbench.plan import build as planning
+from sctpbench.results import folders as results_folders
+from sctpbench.results.jsonfile import ResultsFileError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -314,7 +316,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for run_dir in runs:
         try:
             reports.append(verify.verify_run(run_dir))
-        except (verify.NotVerifiable, CaptureError) as e:
+        except (verify.NotVerifiable, CaptureError, ResultsFileError) as e:
             unverifiable.append(str(e))
             print(f"sctpbench: {e}", file=sys.stderr)
     if args.json:
@@ -369,11 +371,10 @@ def _push_target(args: argparse.Namespace, run_dir: Path) -> Any:
 
 def cmd_push(args: argparse.Namespace) -> int:
     """Exit 0 when every point of every run is in InfluxDB, 1 otherwise."""
-    from sctpbench.analysis import store
     from sctpbench.telemetry import influx, stream
 
-    runs = [r for folder in args.runs for r in store.run_dirs(folder)]
-    missing = [str(f) for f in args.runs if not store.run_dirs(f)]
+    runs = [r for folder in args.runs for r in results_folders.run_folders(folder)]
+    missing = [str(f) for f in args.runs if not results_folders.run_folders(f)]
     if missing:
         raise SpecError(f"{', '.join(missing)}: not a run, session or campaign folder (no plan.json found)")
     from sctpbench.outputs import folders
@@ -381,7 +382,7 @@ def cmd_push(args: argparse.Namespace) -> int:
     for run_dir in runs:
         try:
             folders.check_run(run_dir)
-        except folders.NotAResultsFolder as e:
+        except ResultsFileError as e:
             raise SpecError(str(e)) from None
     documents = []
     for run_dir in runs:
@@ -465,14 +466,14 @@ def cmd_dashboards(args: argparse.Namespace) -> int:
     return EXIT_OK
 def cmd_report(args: argparse.Namespace) -> int:
     """Exit 0 when written, 2 when PATH is not a run, session or campaign folder."""
-    from sctpbench.outputs import folders, report  # matplotlib loads only here
+    from sctpbench.outputs import report  # matplotlib loads only here
 
     destination.file(args.out or args.path / "report.html")
     if args.png is not None:
         destination.folder(args.png, "--png")
     try:
         page, pngs = report.write(args.path, args.out, args.png)
-    except folders.NotAResultsFolder as e:
+    except ResultsFileError as e:
         print(f"sctpbench: {e}", file=sys.stderr)
         return EXIT_USAGE
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:  # files that parse but hold something else

@@ -35,9 +35,13 @@ import sys
 import traceback
 from pathlib import Path
 
-from sctpbench.backends import contract, lastwords, stops, uml_guests
+from sctpbench.backends import lastwords, stops, uml_guests
 
 DONE = b"done\n"
+
+# What finishes a run whose orchestrator was killed (run as `python -m MODULE RUN`): a
+# program, not an import, since backends sit below orchestration.
+KILLED_RUN_FINISHER = "sctpbench.orchestration.killed"
 
 
 def start(umid: str, run_dir: Path, uml_dir: Path) -> tuple[subprocess.Popen[bytes], int]:
@@ -95,10 +99,10 @@ def note_killed(run_dir: Path) -> None:
 
 
 def collect(run_dir: Path) -> None:
-    """The records into tables and metrics, by the orchestration's own program (contract.py)."""
-    r = subprocess.run([sys.executable, "-m", contract.KILLED_RUN_FINISHER, str(run_dir)], stderr=subprocess.PIPE, text=True)
+    """The records into tables and metrics, by the orchestration's own program (KILLED_RUN_FINISHER)."""
+    r = subprocess.run([sys.executable, "-m", KILLED_RUN_FINISHER, str(run_dir)], stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        raise RuntimeError(f"{contract.KILLED_RUN_FINISHER} failed: {r.stderr.strip()}")
+        raise RuntimeError(f"{KILLED_RUN_FINISHER} failed: {r.stderr.strip()}")
 
 
 def main(argv: list[str] | None = None) -> int:

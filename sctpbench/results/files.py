@@ -1,4 +1,4 @@
-"""What a backend leaves in a run folder: the one place this is written down.
+"""The files of a run folder: the one place they are written down.
 
 Every backend leaves the same files, so the collectors, telemetry, verify and reports read
 a run the same way whatever ran it. The orchestrator (runner.py) writes plan.json, plan.sh,
@@ -7,17 +7,16 @@ tables and telemetry files after it (README, "Results"); everything in between i
 one writer. Times are CLOCK_MONOTONIC nanoseconds of the kernel the agents run on; on the ansible backend, whose
 agents run on several machines' kernels, CLOCK_REALTIME (backend.json's `clock` says so).
 
-`python -m sctpbench.backends.contract` prints the table.
+Every results folder (run, session, campaign) also holds format.json, its format's version
+and kind (version.py); the readers and writers of every file are this package's modules.
+
+`python -m sctpbench.results.files` prints the table.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-# What finishes a run whose orchestrator was killed (the uml guardian runs it as
-# `python -m MODULE RUN`): a program, not an import, since backends sit below orchestration.
-KILLED_RUN_FINISHER = "sctpbench.orchestration.killed"
 
 
 @dataclass(frozen=True)
