@@ -36,6 +36,7 @@ import traceback
 from pathlib import Path
 
 from sctpbench.backends import lastwords, stops, uml_guests
+from sctpbench.results import backend as results_backend
 
 DONE = b"done\n"
 
@@ -83,12 +84,7 @@ def _wait(fd: int) -> bool:
 
 def note_killed(run_dir: Path) -> None:
     """backend.json and a first summary.json, standard library only: there within milliseconds."""
-    backend_path = run_dir / "backend.json"
-    try:
-        backend = json.loads(backend_path.read_text())
-    except (OSError, ValueError):
-        backend = {}
-    lastwords.write_json(backend_path, backend | {"ok": False, "error": stops.KILLED})
+    results_backend.amend(run_dir, False, stops.KILLED, writer=lastwords.write_json)
     try:
         plan = json.loads((run_dir / "plan.json").read_text())
     except (OSError, ValueError):
