@@ -37,6 +37,7 @@ from pathlib import Path
 
 from sctpbench.backends import lastwords, stops, uml_guests
 from sctpbench.results import backend as results_backend
+from sctpbench.results import summary as results_summary
 
 DONE = b"done\n"
 
@@ -90,8 +91,8 @@ def note_killed(run_dir: Path) -> None:
     except (OSError, ValueError):
         plan = {}
     summary = {key: plan.get(key) for key in ("run_id", "repetition", "seed", "clock")}
-    lastwords.write_json(run_dir / "summary.json", summary | {
-        "status": "failed", "error": stops.KILLED, "metrics": {}, "collected": False})
+    results_summary.write(run_dir, summary | {"status": "failed", "error": stops.KILLED, "metrics": {}, "collected": False},
+                          lastwords.write_json)
 
 
 def collect(run_dir: Path) -> None:

@@ -14,6 +14,8 @@ from pathlib import Path
 from sctpbench.backends import stops
 from sctpbench.orchestration import runner
 from sctpbench.plan import data as planning
+from sctpbench.results import folders as results_folders
+from sctpbench.results import summary as results_summary
 
 
 def collect(run_dir: Path) -> None:
@@ -22,10 +24,10 @@ def collect(run_dir: Path) -> None:
     plan = planning.Plan.from_json((run_dir / "plan.json").read_text())
     result = runner._end(run_dir, plan, stops.KILLED)
     session_dir = run_dir.parent
-    if (session_dir / "experiment.yaml").exists() and not (session_dir / "summary.json").exists():
+    if (session_dir / "experiment.yaml").exists() and not (session_dir / results_summary.NAME).exists():
         session = runner.Session(session_dir, error=stops.KILLED)
-        for earlier in sorted(session_dir.glob("run-*")):
-            if earlier != run_dir and (earlier / "plan.json").exists():
+        for earlier in results_folders.session_runs(session_dir):
+            if earlier != run_dir:
                 earlier_plan = planning.Plan.from_json((earlier / "plan.json").read_text())
                 session.runs.append(runner._collect(earlier, earlier_plan, None))
         session.runs.append(result)
