@@ -1,34 +1,6 @@
-"""The local results store: one folder per run, columnar tables and a summary.
-
-A run folder after collection holds, besides what the backend wrote:
-  messages.parquet      one row per message: association, seq, stream, size, t_gen_ns,
-                        t_sent_ns, t_rx_ns, mtt_ns, path, from_addr, t_rel_ns (from t0)
-  path_events.parquet   timeline actions (association: the one a start starts, else none),
-                        SCTP_PEER_ADDR_CHANGE notifications (the association's endpoint), and
-                        what the agents record besides: the primary set (PRIMARY_SET, the
-                        client's `event primary`), its address reconfiguration requests
-                        (ASCONF_ADD_IP, ASCONF_SET_PRIMARY, ASCONF_DELETE_IP: `event addaddr`,
-                        `peerprimary`, `deladdr`), messages given up (SEND_FAILED, `sendfail`) and
-                        a path-selection policy's decisions (POLICY, `policy`)
-  path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per association, endpoint and path
-  params.json           requested values, sysctls read back, association values read back
-                        (per association under `associations`; `association`: the first's)
-  frames.parquet        video associations: one row per frame (analysis/frames.py): its
-                        messages, when due, when its last piece arrived, frame MTT, late
-  tcp_throughput.parquet  competing TCP flows' iperf3 intervals (analysis/traffic.py), when there are any
-  cum_tsn.parquet       with captures: per SACK reaching a client, its cumulative TSN ack counted
-                        from the initial TSN (analysis/cumtsn.py): association, t_rel_ns, cum_tsn_ack, path
-  summary.json          metrics of the run across its associations (metrics.across_associations
-                        says how each is summarised), each association's own metrics, failure
-                        and detection model under `associations`, event lags, the timing
-                        self-check (analysis/selfcheck.py), status: ok, disturbed or failed;
-                        video frame figures per association, offered load per path (load);
-                        each association's handovers (analysis/handover.py: its switches, seconds
-                        each path was primary, share of deliveries per path) under `handover`, and
-                        every association's switches in the run's `handover`; with captures,
-                        `cum_tsn` (SACKs seen, last cumulative TSN ack per association) and
-                        `asconf` (each address reconfiguration a client asked for: the
-                        request, its ASCONF on the wire, the ASCONF-ACK: analysis/asconf.py)
+"""The local results store: a run folder's records into columnar tables, params.json and
+summary.json (the files and their content: results/files.py, COLLECTED; summary.json's
+metrics: results/summary.py).
 """
 
 from __future__ import annotations
