@@ -7,6 +7,7 @@ lag_ns applied less scheduled.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,19 @@ class TimelineEvent:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def parse_line(line: str, run_dir: Path) -> dict[str, Any]:
+    """One line as written, for a reader that follows the file while the backend appends to it
+    (the live telemetry): a line is whole once its newline is there."""
+    try:
+        document = json.loads(line)
+    except ValueError as e:
+        raise jsonfile.ResultsFileError(f"{run_dir / NAME}: not readable JSON ({str(e)[:80]}); {jsonfile.ALLOWED}") from None
+    if not isinstance(document, dict):
+        raise jsonfile.ResultsFileError(f"{run_dir / NAME}: holds a {type(document).__name__}, not an object; "
+                                        f"{jsonfile.ALLOWED}")
+    return document
 
 
 def read_documents(run_dir: Path) -> list[dict[str, Any]] | None:

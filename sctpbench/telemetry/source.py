@@ -7,7 +7,6 @@ from the local store's own row builders: InfluxDB holds exactly what the store h
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from sctpbench.analysis import store
 from sctpbench.collectors import records
 from sctpbench.plan.data import Association, Plan
 from sctpbench.results import backend as results_backend
+from sctpbench.results import events as results_events
 from sctpbench.results import kernel as results_kernel
 from sctpbench.results import summary as results_summary
 from sctpbench.results.jsonfile import ResultsFileError
@@ -107,7 +107,7 @@ class RunSource:
         if not self.ready():
             return []
         out: list[points.Point] = []
-        for e in (json.loads(line) for line in self._tails["events"].lines() if line.strip()):
+        for e in (results_events.parse_line(line, self.run_dir) for line in self._tails["events"].lines() if line.strip()):
             out.append(self._event(store.timeline_event_row(e, self.path_of, self.rel)))
         assert self.plan
         for a in self.plan.associations:
