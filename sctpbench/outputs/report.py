@@ -207,7 +207,7 @@ def handover_table(summary: dict[str, Any]) -> str:
     switches = series.handover_switches(summary)
     if not switches:
         return ""
-    m = summary.get("metrics") or {}
+    m = RunMetrics.from_dict(summary.get("metrics") or {}, "summary.json")
     before, after = ((summary.get("handover") or {}).get("window_s") or [-1.0, 2.0])[:2]
     rows = [[s.get("association"), fmt(s.get("t_rel_s"), 3), s.get("from") or "–", s.get("to"), s.get("cause"),
              fmt(s.get("delay_ms")), fmt(s.get("mtt_mean_ms")), fmt(s.get("mmtt_ms")),
@@ -215,9 +215,9 @@ def handover_table(summary: dict[str, Any]) -> str:
     per_path = [[name, path, fmt(seconds, 3), fmt(100 * ((a.get("handover") or {}).get("delivered_share") or {}).get(path, 0.0), 1)]
                 for name, a in (summary.get("associations") or {}).items()
                 for path, seconds in ((a.get("handover") or {}).get("primary_seconds") or {}).items()]
-    return (f"<p>Primary changed {fmt(m.get('path_switches'))} time(s); handover delay mean {fmt(m.get('handover_delay_ms'))} ms, "
-            f"max {fmt(m.get('handover_delay_max_ms'))} ms; messages generated from {before:g} s to +{after:g} s around "
-            f"a decision: MTT mean {fmt(m.get('handover_mtt_mean_ms'))} ms, MMTT {fmt(m.get('handover_mmtt_ms'))} ms.</p>"
+    return (f"<p>Primary changed {fmt(m.path_switches)} time(s); handover delay mean {fmt(m.handover_delay_ms)} ms, "
+            f"max {fmt(m.handover_delay_max_ms)} ms; messages generated from {before:g} s to +{after:g} s around "
+            f"a decision: MTT mean {fmt(m.handover_mtt_mean_ms)} ms, MMTT {fmt(m.handover_mmtt_ms)} ms.</p>"
             "<p class=muted>A handover starts at its decision (a timeline primary step, a policy's switch, or a ping-pong "
             "move) and its delay ends at the first message delivered over the new path.</p>"
             + table(["association", "decision (s from t0)", "from", "to", "cause", "delay (ms)", "MTT mean (ms)", "MMTT (ms)",
