@@ -24,6 +24,9 @@ from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.orchestration import capabilities, clock
 from sctpbench.outputs import destination
 from sctpbench.plan import build as planning
+from sctpbench.results import folders as results_folders
+from sctpbench.results.jsonfile import ResultsFileError
+from sctpbench.results.summary import RunMetrics
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -314,7 +317,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for run_dir in runs:
         try:
             reports.append(verify.verify_run(run_dir))
-        except (verify.NotVerifiable, CaptureError) as e:
+        except (verify.NotVerifiable, CaptureError, ResultsFileError) as e:
             unverifiable.append(str(e))
             print(f"sctpbench: {e}", file=sys.stderr)
     if args.json:
@@ -369,11 +372,10 @@ def _push_target(args: argparse.Namespace, run_dir: Path) -> Any:
 
 def cmd_push(args: argparse.Namespace) -> int:
     """Exit 0 when every point of every run is in InfluxDB, 1 otherwise."""
-    from sctpbench.analysis import store
     from sctpbench.telemetry import influx, stream
 
-    runs = [r for folder in args.runs for r in store.run_dirs(folder)]
-    missing = [str(f) for f in args.runs if not store.run_dirs(f)]
+    runs = [r for folder in args.runs for r in results_folders.run_folders(folder)]
+    missing = [str(f) for f in args.runs if not results_folders.run_folders(f)]
     if missing:
         raise SpecError(f"{', '.join(missing)}: not a run, session or campaign folder (no plan.json found)")
     from sctpbench.outputs import folders
@@ -381,7 +383,7 @@ def cmd_push(args: argparse.Namespace) -> int:
     for run_dir in runs:
         try:
             folders.check_run(run_dir)
-        except folders.NotAResultsFolder as e:
+        except ResultsFileError as e:
             raise SpecError(str(e)) from None
     documents = []
     for run_dir in runs:
@@ -465,14 +467,14 @@ def cmd_dashboards(args: argparse.Namespace) -> int:
     return EXIT_OK
 def cmd_report(args: argparse.Namespace) -> int:
     """Exit 0 when written, 2 when PATH is not a run, session or campaign folder."""
-    from sctpbench.outputs import folders, report  # matplotlib loads only here
+    from sctpbench.outputs import report  # matplotlib loads only here
 
     destination.file(args.out or args.path / "report.html")
     if args.png is not None:
         destination.folder(args.png, "--png")
     try:
         page, pngs = report.write(args.path, args.out, args.png)
-    except folders.NotAResultsFolder as e:
+    except ResultsFileError as e:
         print(f"sctpbench: {e}", file=sys.stderr)
         return EXIT_USAGE
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:  # files that parse but hold something else
@@ -535,43 +537,43 @@ def timing_line(check: dict[str, Any]) -> str:
 TIMING_PATHS_SHOWN = 6
 
 
-def failure_lines(m: dict[str, Any], model: dict[str, Any] | None) -> list[str]:
+def failure_lines(m: RunMetrics, model: dict[str, Any] | None) -> list[str]:
     """Detection, and with PF on its two moments, each beside its timer model and bound."""
     if not model or model.get("pf_retrans") is None:
-        line = f"  failure   detection {_fmt(m.get('detection_time_ms'), ' ms')}"
+        line = f"  failure   detection {_fmt(m.detection_time_ms, ' ms')}"
         if model:
             line += (f" (RFC timer model {model['model_ms']:.0f} ms from RTO {model['rto_at_failure_ms']} ms,"
                      f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
         return [line]
     return [
-        f"  failure   detection {_fmt(m.get('detection_time_ms'), ' ms')} (the first of:)",
-        f"            PF {_fmt(m.get('pf_detection_time_ms'), ' ms')} (model {model['pf_model_ms']:.0f} ms: pf_retrans "
+        f"  failure   detection {_fmt(m.detection_time_ms, ' ms')} (the first of:)",
+        f"            PF {_fmt(m.pf_detection_time_ms, ' ms')} (model {model['pf_model_ms']:.0f} ms: pf_retrans "
         f"{model['pf_retrans']} + 1 timeouts from RTO {model['rto_at_failure_ms']} ms; bound {model['pf_bound_ms']:.0f} ms)",
-        f"            UNREACHABLE {_fmt(m.get('unreachable_time_ms'), ' ms')} (model {model['model_ms']:.0f} ms: PMR "
+        f"            UNREACHABLE {_fmt(m.unreachable_time_ms, ' ms')} (model {model['model_ms']:.0f} ms: PMR "
         f"{model['path_max_retrans']} + 1, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms with heartbeats after PF)",
     ]
 
 
 def association_line(name: str, a: dict[str, Any]) -> str:
-    m = a.get("metrics") or {}
-    failure = (f"  failure of {a['failure']}: detection {_fmt(m.get('detection_time_ms'), ' ms')}"
-               f" failover {_fmt(m.get('failover_time_ms'), ' ms')}") if a.get("failure") else "  no failure of its path"
-    return (f"{name:<9} {a.get('client')} → {a.get('server')}  sent {_fmt(m.get('messages_sent'))}"
-            f" delivered {_fmt(m.get('messages_delivered'))}  MTT p50 {_fmt(m.get('mtt_p50_ms'), ' ms')}"
-            f" MMTT {_fmt(m.get('mmtt_ms'), ' ms')}{failure}")
+    m = RunMetrics.from_dict(a.get("metrics") or {}, f"summary.json: associations.{name}")
+    failure = (f"  failure of {a['failure']}: detection {_fmt(m.detection_time_ms, ' ms')}"
+               f" failover {_fmt(m.failover_time_ms, ' ms')}") if a.get("failure") else "  no failure of its path"
+    return (f"{name:<9} {a.get('client')} → {a.get('server')}  sent {_fmt(m.messages_sent)}"
+            f" delivered {_fmt(m.messages_delivered)}  MTT p50 {_fmt(m.mtt_p50_ms, ' ms')}"
+            f" MMTT {_fmt(m.mmtt_ms, ' ms')}{failure}")
 
 
-def handover_line(m: dict[str, Any], h: dict[str, Any]) -> str | None:
+def handover_line(m: RunMetrics, h: dict[str, Any]) -> str | None:
     """Every association's handovers in one line (each switch is in summary.json), or None without any."""
     switches = h.get("switches") or []
     if not switches:
         return None
     before, after = (h.get("window_s") or [-1.0, 2.0])[:2]
     delivered = sum(1 for s in switches if s.get("delay_ms") is not None)
-    return (f"handover  {len(switches)} switch(es), primary changed {_fmt(m.get('path_switches'))} time(s); delay mean "
-            f"{_fmt(m.get('handover_delay_ms'))} max {_fmt(m.get('handover_delay_max_ms'), ' ms')} ({delivered} of "
+    return (f"handover  {len(switches)} switch(es), primary changed {_fmt(m.path_switches)} time(s); delay mean "
+            f"{_fmt(m.handover_delay_ms)} max {_fmt(m.handover_delay_max_ms, ' ms')} ({delivered} of "
             f"{len(switches)} delivered on the new path); messages from {before:g} s to +{after:g} s: MTT mean "
-            f"{_fmt(m.get('handover_mtt_mean_ms'), ' ms')} MMTT {_fmt(m.get('handover_mmtt_ms'), ' ms')}")
+            f"{_fmt(m.handover_mtt_mean_ms, ' ms')} MMTT {_fmt(m.handover_mmtt_ms, ' ms')}")
 
 
 def video_line(name: str, v: dict[str, Any]) -> str:
@@ -594,7 +596,7 @@ def traffic_line(name: str, f: dict[str, Any]) -> str:
 
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
     for run in document["runs"]:
-        m = run["metrics"]
+        m = RunMetrics.from_dict(run["metrics"], f"{run['directory']}/summary.json")
         clock = run["params"].get("clock")
         on = f"  {clock} clock" if clock else ""
         print(f"{run['run']}  {run['status']}  seed {run['params']['seed']}{on}  ({run['directory']})", file=out)
@@ -602,15 +604,15 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
             print(f"  error: {run['error']}", file=out)
         for reason in (run.get("selfcheck") or {}).get("reasons", []):
             print(f"  disturbed {reason['detail']}", file=out)
-        print(f"  messages  sent {_fmt(m.get('messages_sent'))}  delivered {_fmt(m.get('messages_delivered'))}"
-              f"  affected {_fmt(m.get('messages_affected'))}  paths used {', '.join(run['paths_used']) or '-'}", file=out)
-        print(f"  MTT       mean {_fmt(m.get('mtt_mean_ms'), ' ms')}  p50 {_fmt(m.get('mtt_p50_ms'), ' ms')}"
-              f"  p99 {_fmt(m.get('mtt_p99_ms'), ' ms')}  MMTT {_fmt(m.get('mmtt_ms'), ' ms')}", file=out)
+        print(f"  messages  sent {_fmt(m.messages_sent)}  delivered {_fmt(m.messages_delivered)}"
+              f"  affected {_fmt(m.messages_affected)}  paths used {', '.join(run['paths_used']) or '-'}", file=out)
+        print(f"  MTT       mean {_fmt(m.mtt_mean_ms, ' ms')}  p50 {_fmt(m.mtt_p50_ms, ' ms')}"
+              f"  p99 {_fmt(m.mtt_p99_ms, ' ms')}  MMTT {_fmt(m.mmtt_ms, ' ms')}", file=out)
         model = run.get("detection_model")
-        if m.get("detection_time_ms") is not None or model:
+        if m.detection_time_ms is not None or model:
             for line in failure_lines(m, model):
                 print(line, file=out)
-            print(f"            failover {_fmt(m.get('failover_time_ms'), ' ms')}", file=out)
+            print(f"            failover {_fmt(m.failover_time_ms, ' ms')}", file=out)
         handovers = handover_line(m, run.get("handover") or {})
         if handovers:
             print(f"  {handovers}", file=out)

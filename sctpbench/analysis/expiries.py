@@ -19,14 +19,16 @@ transmissions, whose payload carries the agents' generation time.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from sctpbench.analysis import metrics
 from sctpbench.collectors import captures, records
 from sctpbench.plan.data import Plan
+from sctpbench.results import backend as results_backend
+from sctpbench.results import events as results_events
+from sctpbench.results import jsonfile as results_jsonfile
+from sctpbench.results import kernel as results_kernel
 
 SAME_INSTANT_NS = 1_000_000  # packets this close belong to one burst (virtual time: 0)
 
@@ -74,10 +76,16 @@ def analyse(run_dir: Path, association: str | None = None) -> Expiries:
     """The failed path's expiries in a run captured with `measure.capture: true`, as the
     client of `association` (default: the first association that path carries) saw them."""
     plan = Plan.from_json((run_dir / "plan.json").read_text())
-    backend = json.loads((run_dir / "backend.json").read_text())
-    kernel = json.loads((run_dir / "kernel.json").read_text())
+    # Expiries need the whole run: its clock anchor, its HZ and its timeline.
+    backend, kernel = results_backend.read(run_dir), results_kernel.read_kernel(run_dir)
+    if backend is None or backend.t0_ns is None or backend.t0_realtime_ns is None:
+        raise results_jsonfile.ResultsFileError(f"{run_dir / results_backend.NAME}: missing or without t0; "
+                                                f"{results_jsonfile.ALLOWED}")
+    if kernel is None or kernel.hz is None:
+        raise results_jsonfile.ResultsFileError(f"{run_dir / results_kernel.KERNEL}: missing or without hz; "
+                                                f"{results_jsonfile.ALLOWED}")
     fail = _first_failure(run_dir)
-    path = fail["target"]
+    path = fail.target
     owner = plan.association(association) if association else next(
         (a for a in plan.associations if path in a.path_names), plan.associations[0])
     client_host = owner.client
@@ -87,7 +95,7 @@ def analyse(run_dir: Path, association: str | None = None) -> Expiries:
     assoc = {a.path: a for a in reversed(owner.paths)}
     local = {name: {a.client_address for a in owner.paths if a.path == name} for name in assoc}
     peer = {name: {a.server_address for a in owner.paths if a.path == name} for name in assoc}
-    to_mono = backend["t0_realtime_ns"] - backend["t0_ns"]
+    to_mono = backend.t0_realtime_ns - backend.t0_ns
     sent: list[_Sent] = []
     sacks: list[tuple[int, str]] = []
     for name in assoc:
@@ -98,10 +106,10 @@ def analyse(run_dir: Path, association: str | None = None) -> Expiries:
         sacks += [(_mono(p, to_mono), name) for p in packets if p.src in peer[name] and "SACK" in p.chunk_types]
     sent.sort(key=lambda s: s.t_ns)
     sacks.sort()
-    failed_ns = int(fail["applied_ns"])
+    failed_ns = fail.applied_ns
     bursts = _expiry_bursts(sent, [t for t, _ in sacks], failed_ns)
     rto_ms, rto_max_ms = _rto_at(client, assoc[path].server_address, failed_ns), float(client.params["rto_max_ms"])
-    hz = int(kernel["hz"])
+    hz = int(kernel.hz)
     expiries = []
     for i, (burst, rto) in enumerate(zip(bursts, metrics.rto_series(rto_ms, rto_max_ms, len(bursts)), strict=True)):
         started = _first_start(sent, sacks, path, failed_ns, burst) if i == 0 else _next_send(sent, path, bursts[i - 1].t_ns)
@@ -112,11 +120,10 @@ def analyse(run_dir: Path, association: str | None = None) -> Expiries:
     return Expiries(path, failed_ns, expiries, unreachable)
 
 
-def _first_failure(run_dir: Path) -> dict[str, Any]:
-    for line in (run_dir / "events.jsonl").read_text().splitlines():
-        event = json.loads(line)
-        if event["kind"] == "fail":
-            return dict(event)
+def _first_failure(run_dir: Path) -> results_events.TimelineEvent:
+    for event in results_events.read(run_dir):
+        if event.kind == "fail":
+            return event
     raise ValueError(f"{run_dir}: no fail event on the timeline")
 
 

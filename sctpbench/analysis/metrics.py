@@ -17,13 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-METRIC_KEYS = [
-    "mtt_mean_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "detection_time_ms", "failover_time_ms",
-    "messages_sent", "messages_delivered", "messages_affected", "pf_detection_time_ms", "unreachable_time_ms",
-    "utilisation", "frames_late",
-    # handovers (analysis/handover.py)
-    "handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms", "path_switches",
-]
+from sctpbench.results import summary
+
+# The metrics a campaign tabulates and summarises across runs (results/summary.py owns the names).
+METRIC_KEYS = list(summary.TABULATED_METRICS)
 DETECTION_STATES = ("ADDR_UNREACHABLE", "ADDR_POTENTIALLY_FAILED")
 
 

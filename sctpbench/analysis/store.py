@@ -1,39 +1,10 @@
-"""The local results store: one folder per run, columnar tables and a summary.
-
-A run folder after collection holds, besides what the backend wrote:
-  messages.parquet      one row per message: association, seq, stream, size, t_gen_ns,
-                        t_sent_ns, t_rx_ns, mtt_ns, path, from_addr, t_rel_ns (from t0)
-  path_events.parquet   timeline actions (association: the one a start starts, else none),
-                        SCTP_PEER_ADDR_CHANGE notifications (the association's endpoint), and
-                        what the agents record besides: the primary set (PRIMARY_SET, the
-                        client's `event primary`), its address reconfiguration requests
-                        (ASCONF_ADD_IP, ASCONF_SET_PRIMARY, ASCONF_DELETE_IP: `event addaddr`,
-                        `peerprimary`, `deladdr`), messages given up (SEND_FAILED, `sendfail`) and
-                        a path-selection policy's decisions (POLICY, `policy`)
-  path_samples.parquet  SCTP_GET_PEER_ADDR_INFO samples per association, endpoint and path
-  params.json           requested values, sysctls read back, association values read back
-                        (per association under `associations`; `association`: the first's)
-  frames.parquet        video associations: one row per frame (analysis/frames.py): its
-                        messages, when due, when its last piece arrived, frame MTT, late
-  tcp_throughput.parquet  competing TCP flows' iperf3 intervals (analysis/traffic.py), when there are any
-  cum_tsn.parquet       with captures: per SACK reaching a client, its cumulative TSN ack counted
-                        from the initial TSN (analysis/cumtsn.py): association, t_rel_ns, cum_tsn_ack, path
-  summary.json          metrics of the run across its associations (metrics.across_associations
-                        says how each is summarised), each association's own metrics, failure
-                        and detection model under `associations`, event lags, the timing
-                        self-check (analysis/selfcheck.py), status: ok, disturbed or failed;
-                        video frame figures per association, offered load per path (load);
-                        each association's handovers (analysis/handover.py: its switches, seconds
-                        each path was primary, share of deliveries per path) under `handover`, and
-                        every association's switches in the run's `handover`; with captures,
-                        `cum_tsn` (SACKs seen, last cumulative TSN ack per association) and
-                        `asconf` (each address reconfiguration a client asked for: the
-                        request, its ASCONF on the wire, the ASCONF-ACK: analysis/asconf.py)
+"""The local results store: a run folder's records into columnar tables, params.json and
+summary.json (the files and their content: results/files.py, COLLECTED; summary.json's
+metrics: results/summary.py).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -48,24 +19,11 @@ from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import captures, records
 from sctpbench.plan import schedule
 from sctpbench.plan.data import Association, Link, Plan
-
-
-def run_dirs(folder: Path) -> list[Path]:
-    """The run folders in a run folder (plan.json), a session (run-*/) or a campaign (runs/*/)."""
-    if (folder / "plan.json").exists():
-        return [folder]
-    return sorted(p.parent for pattern in ("run-*/plan.json", "runs/*/plan.json") for p in folder.glob(pattern))
-
-
-def _read_json(path: Path, default: Any) -> Any:
-    return json.loads(path.read_text()) if path.exists() else default
-
-
-def read_events(run_dir: Path) -> list[dict[str, Any]]:
-    path = run_dir / "events.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+from sctpbench.results import backend as results_backend
+from sctpbench.results import events as results_events
+from sctpbench.results import jsonfile
+from sctpbench.results import kernel as results_kernel
+from sctpbench.results import summary as results_summary
 
 
 def _write_table(path: Path, rows: list[dict[str, Any]], schema: pa.Schema) -> None:
@@ -189,10 +147,11 @@ def collect(run_dir: Path) -> dict[str, Any]:
     """Turn a run folder's records into tables and metrics; works on partial runs too."""
     plan = Plan.from_json((run_dir / "plan.json").read_text())
     data = [read_association(run_dir, a) for a in plan.associations]
-    kernel = _read_json(run_dir / "kernel.json", {})
-    backend = _read_json(run_dir / "backend.json", {})
-    events = read_events(run_dir)
-    t0 = backend.get("t0_ns")
+    # A run that failed early lacks what its backend never wrote: collected all the same.
+    kernel = (state.document if (state := results_kernel.read_kernel(run_dir)) else {})
+    backend = results_backend.read(run_dir) or results_backend.BackendStatus(ok=False)
+    events = results_events.read_documents(run_dir) or []
+    t0 = backend.t0_ns
     rel = relative_to(t0)
     hz = kernel.get("hz")
 
@@ -231,7 +190,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "association": read_back[data[0].plan.name] if data else {},
         "associations": {d.plan.name: {"requested": d.plan.sctp, **read_back[d.plan.name]} for d in data},
     }
-    (run_dir / "params.json").write_text(json.dumps(params, indent=2) + "\n")
+    (run_dir / "params.json").write_text(jsonfile.text(params))
 
     check = _selfcheck(plan, data, events)
     per = {d.plan.name: _association_summary(d, plan.links, events, kernel, hz) for d in data}
@@ -257,8 +216,8 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "repetition": plan.repetition,
         "seed": plan.seed,
         "clock": plan.clock,  # whose time every figure here is in
-        "status": selfcheck.status(bool(backend.get("ok")), check),
-        "error": backend.get("error"),
+        "status": selfcheck.status(bool(backend.ok), check),
+        "error": backend.error,
         "metrics": run,
         "selfcheck": check.to_dict(),
         # The model of the association whose detection time is the run's (the slowest).
@@ -276,7 +235,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
     if plan.traffic:
         summary["traffic"] = traffic
         _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    results_summary.write(run_dir, summary)
     return summary
 
 
@@ -306,11 +265,12 @@ def _handover(d: AssociationData, events: list[dict[str, Any]], path_of: dict[st
     return HandoverResult(switches, len(changes), summary, handover.handover_metrics(switches, len(changes)))
 
 
-def _from_captures(run_dir: Path, data: list[AssociationData], backend: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _from_captures(run_dir: Path, data: list[AssociationData],
+                   backend: results_backend.BackendStatus) -> tuple[dict[str, Any], dict[str, Any]]:
     """From the clients' captures, read once: cum_tsn.parquet and what it holds per
     association, and each association's address reconfigurations from request to
     ASCONF-ACK (analysis/asconf.py); each with why it is missing."""
-    t0_realtime, t0 = backend.get("t0_realtime_ns"), backend.get("t0_ns")
+    t0_realtime, t0 = backend.t0_realtime_ns, backend.t0_ns
     if t0_realtime is None or t0 is None:
         missing = "no t0 in backend.json: the run did not get that far"
         return {"associations": {}, "error": missing}, {"associations": {}, "error": missing}

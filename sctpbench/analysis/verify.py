@@ -13,7 +13,6 @@ Their difference is measured, not assumed (see `clock_relation`).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -24,10 +23,12 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from sctpbench.analysis import store
 from sctpbench.collectors import captures, records
 from sctpbench.collectors.captures import Packet
 from sctpbench.plan.data import Interface, Link, Plan
+from sctpbench.results import backend as results_backend
+from sctpbench.results import events as results_events
+from sctpbench.results import folders as results_folders
 
 # Delay: the median must be within max(1 ms, 5 %) of the configured delay (plus one
 # serialization time, which a token bucket may or may not charge), plus a margin for the
@@ -547,8 +548,9 @@ def verify_run(run_dir: Path) -> VerifyReport:
     t_rx = {r.seq: r.t_rx_ns for r in records.read(run_dir / first.server_records).rx}
     arriving = [p for (_, host), ps in packets.items() if host == server for p in ps if p.dst in server_addresses]
     clock = clock_relation((p for ps in packets.values() for p in ps), arriving, t_rx)
-    events = _events(run_dir)
-    t0_ns = _read_json(run_dir / "backend.json").get("t0_ns")
+    # A run whose timeline never started has no events and no t0: verified without them.
+    events = results_events.read_documents(run_dir) or []
+    t0_ns = status.t0_ns if (status := results_backend.read(run_dir)) else None
     run_checks: list[Check] = []
     cut = {e["target"] for e in events if e["kind"] in ("fail", "down")} & {link.path for link in present}
     if clock is not None and clock.low > clock.high + CLOCK_RESOLUTION_S:
@@ -641,20 +643,9 @@ def _last(packets: list[Packet]) -> float:
     return packets[-1].time if packets else -math.inf
 
 
-def _events(run_dir: Path) -> list[dict[str, Any]]:
-    path = run_dir / "events.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
 def run_dirs(folder: Path) -> list[Path]:
     """A run folder (with plan.json), a session folder of run-*/ or a campaign's runs/*/."""
-    runs = store.run_dirs(folder)
+    runs = results_folders.run_folders(folder)
     if not runs:
         raise NotVerifiable(f"{folder}: neither a run folder (plan.json) nor a session folder (run-*/plan.json)")
     return runs

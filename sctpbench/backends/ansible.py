@@ -12,7 +12,7 @@ and the interface that carries each of its paths. A run goes through the playboo
    day, and sends back what it measured, also when it failed;
 4. clean.yml, always, also after a failure or Ctrl-C: nothing of the run stays.
 
-The machines' results are merged into the run folder of the contract (contract.py):
+The machines' results are merged into the run folder as results/files.py lists it:
 records and captures side by side, events.jsonl with one line per timeline action,
 kernel.json and versions.json per host. Every time in them is CLOCK_REALTIME.
 
@@ -41,6 +41,7 @@ from sctpbench.backends.base import Check, Report, installed_version
 from sctpbench.backends.inventory import Inventory
 from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.plan.data import Plan, Process
+from sctpbench.results import jsonfile
 
 PACKAGE = Path(__file__).resolve().parents[1]
 PLAYBOOKS = PACKAGE.parent / "playbooks"
@@ -224,8 +225,9 @@ def _merge_events(run_dir: Path, shares: dict[str, Path]) -> None:
 
 
 def _merge_facts(run_dir: Path, shares: dict[str, Path], plan: Plan) -> None:
-    kernels = {h: _json(s / "kernel.json") for h, s in shares.items()}
-    versions = {h: _json(s / "versions.json") for h, s in shares.items()}
+    # A machine whose share lacks one (it failed early) has none: {}.
+    kernels = {h: jsonfile.read_optional(s / "kernel.json") or {} for h, s in shares.items()}
+    versions = {h: jsonfile.read_optional(s / "versions.json") or {} for h, s in shares.items()}
     first = plan.associations[0].client if plan.associations and plan.associations[0].client in kernels else next(iter(kernels), "")
     kernel = dict(kernels.get(first, {}))
     kernel["sysctl"] = {h: k.get("sysctl", {}).get(h, {}) for h, k in kernels.items()}
@@ -237,7 +239,7 @@ def _merge_facts(run_dir: Path, shares: dict[str, Path], plan: Plan) -> None:
 
 
 def _merge_status(run_dir: Path, shares: dict[str, Path], plan: Plan) -> dict[str, Any]:
-    statuses = {h: _json(s / "backend.json") for h, s in shares.items()}
+    statuses = {h: jsonfile.read_optional(s / "backend.json") or {} for h, s in shares.items()}
     missing = [h for h in plan.hosts if h not in statuses]
     errors = [f"{h}: {s['error']}" for h, s in statuses.items() if s.get("error")]
     errors += [f"{h}: no results came back" for h in missing]
@@ -247,13 +249,6 @@ def _merge_status(run_dir: Path, shares: dict[str, Path], plan: Plan) -> dict[st
               "machines": statuses}
     (run_dir / "backend.json").write_text(json.dumps(status, indent=2) + "\n")
     return status
-
-
-def _json(path: Path) -> dict[str, Any]:
-    try:
-        return dict(json.loads(path.read_text()))
-    except (OSError, ValueError):
-        return {}
 
 
 def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: Path) -> None:

@@ -6,7 +6,7 @@ host, each wire a Linux bridge with two `TCLink`s (no controller, no Open vSwitc
 the netns backend then runs the plan's setup, processes and timeline on those hosts
 unchanged. The shaping stays the plan's own tc commands, not TCLink's parameters, for the
 reasons in mininet_guest.py's docstring; the run folder holds what a uml run's does, plus
-mininet.json (contract.py).
+mininet.json (results/files.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Runs as root, either on a host whose kernel has SCTP and netem or as the workloa
 User-Mode Linux guest (see uml.py). Standard library only, because the guest's process
 start is slow and every import counts.
 
-The files it leaves in the run folder, and their content, are listed in contract.py.
+The files it leaves in the run folder, and their content, are listed in results/files.py.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from sctpbench.backends.netns_render import NsCommand
 from sctpbench.model import sctp_params
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, Process, TimedAction
+from sctpbench.results import backend as results_backend
 
 Report = Callable[[str], None]
 
@@ -175,7 +176,7 @@ class NetnsBackend:
     sessions: dict[tuple[str, str], BatchSession] = field(default_factory=dict)
     created_ns: list[str] = field(default_factory=list)
     restore_sysctls: list[str] = field(default_factory=list)
-    # The clock of the run's timeline, its agents and its records (contract.py): this kernel's
+    # The clock of the run's timeline, its agents and its records (results/files.py): this kernel's
     # CLOCK_MONOTONIC, unless the agents of one run are on several machines (hostpart.py).
     now: Callable[[], int] = field(default=_now)
     _logs: list[TextIO] = field(default_factory=list)
@@ -573,13 +574,8 @@ def _open_files_to_the_hard_limit() -> None:
 
 def _write_status(run_dir: Path, status: dict[str, object]) -> None:
     """backend.json's last word; on a full disk the host (which sees the same folder) says it instead."""
-    path = run_dir / "backend.json"
     try:
-        old = json.loads(path.read_text()) if path.exists() else {}
-    except ValueError:
-        old = {}
-    try:
-        path.write_text(json.dumps(old | status, indent=2) + "\n")
+        results_backend.amend(run_dir, bool(status["ok"]), None if status["error"] is None else str(status["error"]))
     except OSError:
         pass
 

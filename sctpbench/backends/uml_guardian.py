@@ -35,9 +35,15 @@ import sys
 import traceback
 from pathlib import Path
 
-from sctpbench.backends import contract, lastwords, stops, uml_guests
+from sctpbench.backends import lastwords, stops, uml_guests
+from sctpbench.results import backend as results_backend
+from sctpbench.results import summary as results_summary
 
 DONE = b"done\n"
+
+# What finishes a run whose orchestrator was killed (run as `python -m MODULE RUN`): a
+# program, not an import, since backends sit below orchestration.
+KILLED_RUN_FINISHER = "sctpbench.orchestration.killed"
 
 
 def start(umid: str, run_dir: Path, uml_dir: Path) -> tuple[subprocess.Popen[bytes], int]:
@@ -79,26 +85,21 @@ def _wait(fd: int) -> bool:
 
 def note_killed(run_dir: Path) -> None:
     """backend.json and a first summary.json, standard library only: there within milliseconds."""
-    backend_path = run_dir / "backend.json"
-    try:
-        backend = json.loads(backend_path.read_text())
-    except (OSError, ValueError):
-        backend = {}
-    lastwords.write_json(backend_path, backend | {"ok": False, "error": stops.KILLED})
+    results_backend.amend(run_dir, False, stops.KILLED, writer=lastwords.write_json)
     try:
         plan = json.loads((run_dir / "plan.json").read_text())
     except (OSError, ValueError):
         plan = {}
     summary = {key: plan.get(key) for key in ("run_id", "repetition", "seed", "clock")}
-    lastwords.write_json(run_dir / "summary.json", summary | {
-        "status": "failed", "error": stops.KILLED, "metrics": {}, "collected": False})
+    results_summary.write(run_dir, summary | {"status": "failed", "error": stops.KILLED, "metrics": {}, "collected": False},
+                          lastwords.write_json)
 
 
 def collect(run_dir: Path) -> None:
-    """The records into tables and metrics, by the orchestration's own program (contract.py)."""
-    r = subprocess.run([sys.executable, "-m", contract.KILLED_RUN_FINISHER, str(run_dir)], stderr=subprocess.PIPE, text=True)
+    """The records into tables and metrics, by the orchestration's own program (KILLED_RUN_FINISHER)."""
+    r = subprocess.run([sys.executable, "-m", KILLED_RUN_FINISHER, str(run_dir)], stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        raise RuntimeError(f"{contract.KILLED_RUN_FINISHER} failed: {r.stderr.strip()}")
+        raise RuntimeError(f"{KILLED_RUN_FINISHER} failed: {r.stderr.strip()}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from sctpbench.campaign import expand, spec
 from sctpbench.orchestration import capabilities
+from sctpbench.results import campaign as campaign_files
+from sctpbench.results import summary
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -34,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     compare = csub.add_parser("compare", help="compare a campaign with a baseline; exit 1 on regression")
     compare.add_argument("new", type=Path, help="campaign folder (or its campaign.parquet)")
     compare.add_argument("baseline", type=Path)
-    compare.add_argument("--metrics", default=None, help="comma-separated (default: failover_time_ms,detection_time_ms,mtt_p50_ms,mmtt_ms)")
+    compare.add_argument("--metrics", default=None, help=f"comma-separated (default: {','.join(summary.HEADLINE_METRICS)})")
     compare.add_argument("--test", choices=["welch", "mannwhitney"], default="welch")
     compare.add_argument("--alpha", type=float, default=0.05)
     compare.add_argument("--min-effect", default="10%", help="minimum relative change of the mean (default 10%%)")
@@ -113,13 +114,11 @@ def _on_backend_clock(runs: list[expand.Run], backend: str, source: str, progres
 
 
 def _print_configs(folder: Path) -> None:
-    import pyarrow.parquet as pq
-
     from sctpbench.campaign import compare
 
-    rows = pq.read_table(folder / "configs.parquet").to_pylist()
-    info = json.loads((folder / "campaign.json").read_text())
-    shown = ["failover_time_ms", "detection_time_ms", "mtt_p50_ms", "mmtt_ms"]
+    rows = campaign_files.read_table(folder / campaign_files.CONFIGS_TABLE) or []
+    info = campaign_files.read_info(folder) or {}
+    shown = summary.HEADLINE_METRICS
     print("per configuration, mean ± 95% CI (ms) over ok runs:")
     for r in rows:
         figures = "  ".join(f"{k.removesuffix('_ms')} {r[k + '_mean']:.1f}" + (f" ± {r[k + '_ci95']:.1f}" if r[k + '_ci95'] is not None else "")

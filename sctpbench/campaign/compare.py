@@ -10,7 +10,6 @@ the new campaign's file are checked per configuration on the new runs.
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -23,8 +22,10 @@ from scipy import stats
 from sctpbench.analysis import metrics
 from sctpbench.campaign import junit, table
 from sctpbench.model.errors import SpecError
+from sctpbench.results import campaign as campaign_files
+from sctpbench.results import summary
 
-DEFAULT_METRICS = ["failover_time_ms", "detection_time_ms", "mtt_p50_ms", "mmtt_ms"]
+DEFAULT_METRICS = list(summary.HEADLINE_METRICS)
 # Which way is worse: times and affected messages up, deliveries down; sent is the workload.
 # More primary switches is worse: a policy that flaps between paths.
 WORSE = {k: (+1 if k.endswith("_ms") or k in ("messages_affected", "path_switches") else -1) for k in metrics.METRIC_KEYS}
@@ -171,7 +172,7 @@ def load(path: Path) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
         rows = table.read(file)
     except Exception as e:  # pyarrow's errors have no common base worth naming
         raise SpecError(f"{file}: cannot read: {e}") from None
-    info = json.loads((folder / "campaign.json").read_text()) if (folder / "campaign.json").is_file() else {}
+    info = campaign_files.read_info(folder) or {}  # a campaign.parquet given alone has none beside it
     return info.get("name", folder.name), rows, info
 
 

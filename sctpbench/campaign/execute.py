@@ -40,6 +40,7 @@ from sctpbench.campaign.expand import Run
 from sctpbench.campaign.spec import Loaded
 from sctpbench.model.errors import SpecError
 from sctpbench.model.experiment import Experiment
+from sctpbench.results import campaign as campaign_files
 
 Progress = Callable[[str], None]
 
@@ -48,7 +49,7 @@ Progress = Callable[[str], None]
 # timing (fail lag max 19 ms against 16.5 serial) while 4 did not (42 ms; 98 ms under load).
 DEFAULT_PARALLEL = (os.cpu_count() or 1) + 1
 STOP_GRACE_S = 60.0  # a worker's guest teardown takes seconds; wait this long before killing it
-LOG_FILE = "runs.jsonl"
+LOG_FILE = campaign_files.LOG
 
 
 def directory(out: Path, name: str) -> Path:
@@ -81,7 +82,7 @@ def describe(campaign_dir: Path, loaded: Loaded, runs: list[Run]) -> None:
         "repetitions": len(runs) // max(1, len(configs)), "order": c.order, "seed": c.seed,
         "configs": [{"config_key": k, "config": v} for k, v in configs.items()], "sctpbench": __version__,
     }
-    (campaign_dir / "campaign.json").write_text(json.dumps(doc, indent=2) + "\n")
+    campaign_files.write_info(campaign_dir, doc)
     if runs:
         base = json.loads(runs[0].experiment.model_dump_json())
         (campaign_dir / "experiment.yaml").write_text(
@@ -149,10 +150,8 @@ class _Log:
         self.invocation = uuid.uuid4().hex[:8]
 
     def write(self, event: str, **fields: Any) -> None:
-        entry = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"),
-                 "invocation": self.invocation, "event": event} | fields
-        with open(self.path, "a") as f:
-            f.write(json.dumps(entry) + "\n")
+        campaign_files.log(self.path.parent, campaign_files.LogEntry(
+            datetime.now(UTC).isoformat(timespec="milliseconds"), self.invocation, event, fields))
 
 
 def _set_aside(campaign_dir: Path, run: Run) -> None:

@@ -15,7 +15,6 @@ configs.parquet: one row per configuration over its ok runs: config_key, config,
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -24,18 +23,22 @@ import pyarrow.parquet as pq
 
 from sctpbench.analysis import metrics
 from sctpbench.campaign.expand import Run
+from sctpbench.results import campaign as campaign_files
+from sctpbench.results import summary as results_summary
+from sctpbench.results.jsonfile import ResultsFileError
 
-RUNS_FILE = "campaign.parquet"
-CONFIGS_FILE = "configs.parquet"
+RUNS_FILE = campaign_files.RUNS_TABLE
+CONFIGS_FILE = campaign_files.CONFIGS_TABLE
 
 
 def run_summary(run_dir: Path) -> dict[str, Any] | None:
-    """A run folder's summary.json, or None when the run never got that far."""
+    """A run folder's summary.json, or None when the run never got that far (none yet, or
+    one cut short by a killed run: the campaign runs it again)."""
     try:
-        summary = json.loads((run_dir / "summary.json").read_text())
-    except (OSError, ValueError):
+        summary = results_summary.read_document(run_dir)
+    except ResultsFileError:
         return None
-    return summary if isinstance(summary, dict) and summary.get("status") else None
+    return summary if summary and summary.get("status") else None
 
 
 def disturbed_because(summary: dict[str, Any] | None) -> str | None:
@@ -153,4 +156,7 @@ def write(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[st
 def read(path: Path) -> list[dict[str, Any]]:
     """campaign.parquet's rows, from the file or its campaign folder."""
     file = path / RUNS_FILE if path.is_dir() else path
-    return pq.read_table(file).to_pylist()
+    found = campaign_files.read_table(file)
+    if found is None:
+        raise ResultsFileError(f"{file}: missing; allowed: a campaign folder or its {RUNS_FILE}")
+    return found

@@ -1,7 +1,7 @@
 """The end of a run whose orchestrator was killed (SIGKILL, the OOM killer).
 
 The uml backend's guardian kills the guest and writes the first summary, then runs this
-program (backends/contract.py names it): a backend sits below the orchestration and does
+program (backends/uml_guardian.py names it): a backend sits below the orchestration and does
 not import it. It collects the records into tables and metrics as `sctpbench run` would
 have, then writes the session's summary.
 """
@@ -14,6 +14,8 @@ from pathlib import Path
 from sctpbench.backends import stops
 from sctpbench.orchestration import runner
 from sctpbench.plan import data as planning
+from sctpbench.results import folders as results_folders
+from sctpbench.results import summary as results_summary
 
 
 def collect(run_dir: Path) -> None:
@@ -22,10 +24,10 @@ def collect(run_dir: Path) -> None:
     plan = planning.Plan.from_json((run_dir / "plan.json").read_text())
     result = runner._end(run_dir, plan, stops.KILLED)
     session_dir = run_dir.parent
-    if (session_dir / "experiment.yaml").exists() and not (session_dir / "summary.json").exists():
+    if (session_dir / "experiment.yaml").exists() and not (session_dir / results_summary.NAME).exists():
         session = runner.Session(session_dir, error=stops.KILLED)
-        for earlier in sorted(session_dir.glob("run-*")):
-            if earlier != run_dir and (earlier / "plan.json").exists():
+        for earlier in results_folders.session_runs(session_dir):
+            if earlier != run_dir:
                 earlier_plan = planning.Plan.from_json((earlier / "plan.json").read_text())
                 session.runs.append(runner._collect(earlier, earlier_plan, None))
         session.runs.append(result)

@@ -29,6 +29,9 @@ from sctpbench.model.experiment import Experiment
 from sctpbench.orchestration import capabilities
 from sctpbench.plan import build as planning
 from sctpbench.plan.data import Plan
+from sctpbench.results import backend as results_backend
+from sctpbench.results import jsonfile, version
+from sctpbench.results import summary as results_summary
 
 Progress = Callable[[str], None]
 
@@ -78,6 +81,7 @@ def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path,
     (calibrate.py measures the topology there)."""
     session = Session(session_dir(out, experiment.name or "experiment"))
     try:
+        version.mark(session.directory, "session")
         (session.directory / "experiment.yaml").write_text(
             yaml.safe_dump(json.loads(experiment.model_dump_json()), sort_keys=False)
         )
@@ -106,8 +110,8 @@ def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path,
 def _write_session_summary(session: Session) -> None:
     """The session's last words; a failure here must not hide the run's own outcome."""
     try:
-        lastwords.write_json(session.directory / "summary.json", session.document(),
-                             tuple(Path(r["directory"]) for r in session.runs))
+        reserves = tuple(Path(r["directory"]) for r in session.runs)
+        results_summary.write(session.directory, session.document(), lambda path, document: lastwords.write_json(path, document, reserves))
     except OSError as e:
         session.error = session.error or _os_error(e, session.directory)
         session.summary_error = f"summary.json not written: {e.strerror}"
@@ -140,12 +144,13 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     stream = None
     error: str | None = None
     try:
+        version.mark(run_dir, "run")
         (run_dir / "plan.json").write_text(p.to_json())
         for name, text in p.files.items():
             (run_dir / name).parent.mkdir(parents=True, exist_ok=True)
             (run_dir / name).write_text(text)
         (run_dir / "plan.sh").write_text(chosen.render(p, str(run_dir)))
-        (run_dir / "host.json").write_text(json.dumps(host_facts(backend), indent=2) + "\n")
+        (run_dir / "host.json").write_text(jsonfile.text(host_facts(backend)))
         stream = _start_stream(experiment, run_dir, report)
         chosen.run_plan(p, run_dir, report)
     except BackendError as e:
@@ -232,13 +237,7 @@ def _commit() -> str:
 
 def _note_status(run_dir: Path, error: str) -> None:
     """backend.json's error: the guest's own words first, unless the host knows the cause (a full disk)."""
-    path = run_dir / "backend.json"
-    try:
-        old = json.loads(path.read_text()) if path.exists() else {}
-    except ValueError:  # cut short by a full disk or a killed writer
-        old = {}
-    kept = old.get("error") if stops.NO_SPACE not in error else None
-    lastwords.write_json(path, old | {"ok": False, "error": kept or error})
+    results_backend.amend(run_dir, False, error, keep_earlier_error=stops.NO_SPACE not in error, writer=lastwords.write_json)
 
 
 def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
@@ -251,7 +250,7 @@ def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
                    "error": f"{error}; collecting failed: {why}" if error else f"collecting failed: {why}", "metrics": {}}
         error = summary["error"]
         try:
-            lastwords.write_json(run_dir / "summary.json", summary)
+            results_summary.write(run_dir, summary, lastwords.write_json)
         except OSError:
             pass  # nothing more can be written there; the session's summary and stdout still say it
     return {

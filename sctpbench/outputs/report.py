@@ -22,6 +22,7 @@ from sctpbench.analysis.metrics import METRIC_KEYS
 from sctpbench.model import sctp_params
 from sctpbench.outputs import figures, folders, series, traffic
 from sctpbench.outputs.figures import Figure
+from sctpbench.results.summary import HEADLINE_METRICS, RunMetrics
 
 PNG_DPI = 200
 STYLE = """
@@ -105,26 +106,25 @@ def figure_html(report: Report, figure: Figure, options: Options) -> str:
 # ---------------------------------------------------------------------------- run
 
 
-def metrics_table(summary: dict[str, Any]) -> str:
-    m = summary.get("metrics") or {}
+def metrics_table(summary: dict[str, Any], m: RunMetrics) -> str:
     model = summary.get("detection_model")
     rows: list[list[Any]] = [
-        ["messages sent / delivered", f"{fmt(m.get('messages_sent'))} / {fmt(m.get('messages_delivered'))}"],
+        ["messages sent / delivered", f"{fmt(m.messages_sent)} / {fmt(m.messages_delivered)}"],
         ["messages affected (MTT above the pre-failure p99)",
-         f"{fmt(m.get('messages_affected'))} (pre-failure p99 {fmt(m.get('pre_failure_p99_ms'))} ms)"],
-        ["MTT mean / p50 / p99 (ms)", f"{fmt(m.get('mtt_mean_ms'))} / {fmt(m.get('mtt_p50_ms'))} / {fmt(m.get('mtt_p99_ms'))}"],
-        ["MMTT (ms)", fmt(m.get("mmtt_ms"))],
-        ["detection time (ms)", fmt(m.get("detection_time_ms"))],
+         f"{fmt(m.messages_affected)} (pre-failure p99 {fmt(m.pre_failure_p99_ms)} ms)"],
+        ["MTT mean / p50 / p99 (ms)", f"{fmt(m.mtt_mean_ms)} / {fmt(m.mtt_p50_ms)} / {fmt(m.mtt_p99_ms)}"],
+        ["MMTT (ms)", fmt(m.mmtt_ms)],
+        ["detection time (ms)", fmt(m.detection_time_ms)],
     ]
     if model and model.get("pf_retrans") is not None:
-        rows.append(["PF detection time (ms)", f"{fmt(m.get('pf_detection_time_ms'))} (model {fmt(model['pf_model_ms'], 0)}: "
+        rows.append(["PF detection time (ms)", f"{fmt(m.pf_detection_time_ms)} (model {fmt(model['pf_model_ms'], 0)}: "
                      f"pf_retrans {model['pf_retrans']} + 1 timeouts; bound {fmt(model['pf_bound_ms'], 0)})"])
-        rows.append(["UNREACHABLE time (ms)", fmt(m.get("unreachable_time_ms"))])
+        rows.append(["UNREACHABLE time (ms)", fmt(m.unreachable_time_ms)])
     if model:
         rows.append(["RFC timer model Σ min(RTO·2^i, RTO.max), i = 0…PMR (ms)",
                      f"{fmt(model['model_ms'], 0)} (RTO {model['rto_at_failure_ms']} ms at the failure, "
                      f"PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms); bound {fmt(model['bound_ms'], 0)}"])
-    rows.append(["failover time (ms)", fmt(m.get("failover_time_ms"))])
+    rows.append(["failover time (ms)", fmt(m.failover_time_ms)])
     rows.append(["paths used", ", ".join(summary.get("paths_used") or []) or "–"])
     return table(["metric", "value"], rows)
 
@@ -169,11 +169,11 @@ def associations_table(summary: dict[str, Any]) -> str:
     """One line per association: its hosts and paths, the failure it saw, its own metrics."""
     rows = []
     for name, a in (summary.get("associations") or {}).items():
-        m = a.get("metrics") or {}
+        m = RunMetrics.from_dict(a.get("metrics") or {}, f"summary.json: associations.{name}")
         rows.append([name, f"{a.get('client')} → {a.get('server')}", ", ".join(a.get("paths") or []), a.get("failure") or "–",
-                     f"{fmt(m.get('messages_sent'))} / {fmt(m.get('messages_delivered'))}", fmt(m.get("messages_affected")),
-                     fmt(m.get("mtt_p50_ms")), fmt(m.get("mtt_p99_ms")), fmt(m.get("mmtt_ms")),
-                     fmt(m.get("detection_time_ms")), fmt(m.get("failover_time_ms"))])
+                     f"{fmt(m.messages_sent)} / {fmt(m.messages_delivered)}", fmt(m.messages_affected),
+                     fmt(m.mtt_p50_ms), fmt(m.mtt_p99_ms), fmt(m.mmtt_ms),
+                     fmt(m.detection_time_ms), fmt(m.failover_time_ms)])
     if not rows:
         return "<p class=muted>No per-association metrics in this run's summary (collected before associations).</p>"
     note = ("<p class=muted>The metrics above are across associations: MTT of all messages pooled, counts summed, "
@@ -207,7 +207,7 @@ def handover_table(summary: dict[str, Any]) -> str:
     switches = series.handover_switches(summary)
     if not switches:
         return ""
-    m = summary.get("metrics") or {}
+    m = RunMetrics.from_dict(summary.get("metrics") or {}, "summary.json")
     before, after = ((summary.get("handover") or {}).get("window_s") or [-1.0, 2.0])[:2]
     rows = [[s.get("association"), fmt(s.get("t_rel_s"), 3), s.get("from") or "–", s.get("to"), s.get("cause"),
              fmt(s.get("delay_ms")), fmt(s.get("mtt_mean_ms")), fmt(s.get("mmtt_ms")),
@@ -215,9 +215,9 @@ def handover_table(summary: dict[str, Any]) -> str:
     per_path = [[name, path, fmt(seconds, 3), fmt(100 * ((a.get("handover") or {}).get("delivered_share") or {}).get(path, 0.0), 1)]
                 for name, a in (summary.get("associations") or {}).items()
                 for path, seconds in ((a.get("handover") or {}).get("primary_seconds") or {}).items()]
-    return (f"<p>Primary changed {fmt(m.get('path_switches'))} time(s); handover delay mean {fmt(m.get('handover_delay_ms'))} ms, "
-            f"max {fmt(m.get('handover_delay_max_ms'))} ms; messages generated from {before:g} s to +{after:g} s around "
-            f"a decision: MTT mean {fmt(m.get('handover_mtt_mean_ms'))} ms, MMTT {fmt(m.get('handover_mmtt_ms'))} ms.</p>"
+    return (f"<p>Primary changed {fmt(m.path_switches)} time(s); handover delay mean {fmt(m.handover_delay_ms)} ms, "
+            f"max {fmt(m.handover_delay_max_ms)} ms; messages generated from {before:g} s to +{after:g} s around "
+            f"a decision: MTT mean {fmt(m.handover_mtt_mean_ms)} ms, MMTT {fmt(m.handover_mmtt_ms)} ms.</p>"
             "<p class=muted>A handover starts at its decision (a timeline primary step, a policy's switch, or a ping-pong "
             "move) and its delay ends at the first message delivered over the new path.</p>"
             + table(["association", "decision (s from t0)", "from", "to", "cause", "delay (ms)", "MTT mean (ms)", "MMTT (ms)",
@@ -300,7 +300,7 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
         parts.append(f"<p class=warn>error: {esc(s['error'])}</p>")
     for reason in (s.get("selfcheck") or {}).get("reasons") or []:
         parts.append(f"<p class=warn>disturbed: {esc(reason['detail'])}</p>")
-    parts.append(f"<{heading}>Metrics</{heading}>" + metrics_table(s))
+    parts.append(f"<{heading}>Metrics</{heading}>" + metrics_table(s, run.metrics))
     parts.append(f"<{heading}>Associations</{heading}>" + associations_table(s))
     if handover_table(s):
         parts.append(f"<{heading}>Handovers</{heading}>" + handover_table(s))
@@ -342,7 +342,7 @@ def summary_table(summary: dict[str, Any]) -> str:
 
 def runs_table(runs: list[folders.RunData]) -> str:
     keys = ["detection_time_ms", "failover_time_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "messages_delivered"]
-    rows = [[r.name, r.summary.get("status"), r.summary.get("seed")] + [fmt((r.summary.get("metrics") or {}).get(k)) for k in keys]
+    rows = [[r.name, r.summary.get("status"), r.summary.get("seed")] + [fmt(r.metrics.get(k)) for k in keys]
             for r in runs]
     return table(["run", "status", "seed"] + keys, rows, 2)
 
@@ -386,7 +386,7 @@ def configs_table(campaign: folders.CampaignData) -> str:
 
 
 def campaign_runs_table(campaign: folders.CampaignData) -> str:
-    keys = ["detection_time_ms", "failover_time_ms", "mtt_p50_ms", "mmtt_ms"]
+    keys = HEADLINE_METRICS
     rows = [[r.get("run_key"), r.get("config"), r.get("repetition"), r.get("seed"), r.get("status"),
              *[fmt(r.get(k)) for k in keys], r.get("directory")] for r in campaign.runs]
     return table(["run", "configuration", "repetition", "seed", "status", *keys, "folder"], rows, 2)

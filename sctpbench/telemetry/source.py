@@ -7,7 +7,6 @@ from the local store's own row builders: InfluxDB holds exactly what the store h
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,11 @@ import pyarrow.parquet as pq
 from sctpbench.analysis import store
 from sctpbench.collectors import records
 from sctpbench.plan.data import Association, Plan
+from sctpbench.results import backend as results_backend
+from sctpbench.results import events as results_events
+from sctpbench.results import kernel as results_kernel
+from sctpbench.results import summary as results_summary
+from sctpbench.results.jsonfile import ResultsFileError
 from sctpbench.telemetry import points
 
 
@@ -77,16 +81,20 @@ class RunSource:
         """Points need the plan, the kernel's HZ and the clock anchor written at t0."""
         if self.clock is not None:
             return True
-        backend = _json(self.run_dir / "backend.json")
+        try:
+            backend = results_backend.read(self.run_dir)
+            kernel = results_kernel.read_kernel(self.run_dir)
+        except ResultsFileError:  # being written by the backend: read again at the next poll
+            return False
         plan_path = self.run_dir / "plan.json"
-        if not backend or "t0_realtime_ns" not in backend or not plan_path.exists():
+        if backend is None or backend.t0_ns is None or backend.t0_realtime_ns is None or not plan_path.exists():
             return False
         self.plan = Plan.from_json(plan_path.read_text())
         self.tags = run_tags(self.run_dir, self.plan)
-        self._hz = (_json(self.run_dir / "kernel.json") or {}).get("hz")
-        self.clock = points.Clock(backend["t0_ns"], backend["t0_realtime_ns"])
+        self._hz = kernel.hz if kernel else None
+        self.clock = points.Clock(backend.t0_ns, backend.t0_realtime_ns)
         self.path_of = store.path_names(self.plan)
-        self.rel = store.relative_to(backend["t0_ns"])
+        self.rel = store.relative_to(backend.t0_ns)
         for a in self.plan.associations:
             self._tails[a.client_agent] = Tail(self.run_dir / a.client_records)
             self._tails[a.server_agent] = Tail(self.run_dir / a.server_records)
@@ -99,7 +107,7 @@ class RunSource:
         if not self.ready():
             return []
         out: list[points.Point] = []
-        for e in (json.loads(line) for line in self._tails["events"].lines() if line.strip()):
+        for e in (results_events.parse_line(line, self.run_dir) for line in self._tails["events"].lines() if line.strip()):
             out.append(self._event(store.timeline_event_row(e, self.path_of, self.rel)))
         assert self.plan
         for a in self.plan.associations:
@@ -142,7 +150,7 @@ class RunSource:
             out += [self._message(tx, None, t, name) for tx, t in sorted(pending.values(), key=lambda p: p[0].seq)]
             pending.clear()
         out += self._tcp_throughput()
-        summary = _json(self.run_dir / "summary.json")
+        summary = results_summary.read_document(self.run_dir)
         if summary and "metrics" in summary:
             assert self.clock and self.tags
             run = points.run_points(summary, self.tags, self.clock.t0_realtime_ns)
@@ -184,10 +192,3 @@ class RunSource:
         assert self.tags and self.clock
         self.counts["sctp_event"] += 1
         return points.event_point(row, self.tags, self.stamper.stamp(points.event_series(row), self.clock.wall(row["t_ns"])))
-
-
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        return None  # not written yet, or being written

@@ -29,12 +29,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sctpbench.results import jsonfile
+from sctpbench.results import summary as results_summary
 from sctpbench.telemetry import influx, points
 from sctpbench.telemetry.source import RunSource
 
 BACKOFF_S = (1.0, 2.0, 5.0, 10.0)
 FINISH_TIMEOUT_S = 120.0
 MAX_ERRORS_KEPT = 5
+
+TELEMETRY = "telemetry.json"  # what the stream sent: the run's ledger
 
 
 @dataclass
@@ -139,12 +143,10 @@ def push(run_dir: Path, target: influx.Target) -> dict[str, Any]:
 
 def record(run_dir: Path, document: dict[str, Any]) -> None:
     """telemetry.json, and the same under "telemetry" in the run's summary.json."""
-    (run_dir / "telemetry.json").write_text(json.dumps(document, indent=2) + "\n")
-    path = run_dir / "summary.json"
-    if path.exists():
-        summary = json.loads(path.read_text())
-        summary["telemetry"] = document
-        path.write_text(json.dumps(summary, indent=2) + "\n")
+    jsonfile.write(run_dir / TELEMETRY, document)
+    summary = results_summary.read_document(run_dir)
+    if summary is not None:
+        results_summary.write(run_dir, summary | {"telemetry": document})
 
 
 # ---------------------------------------------------------------------------- the process
@@ -171,8 +173,7 @@ class Stream:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        path = self.run_dir / "telemetry.json"
-        return json.loads(path.read_text()) if path.exists() else None
+        return jsonfile.read_optional(self.run_dir / TELEMETRY)  # none when the writer died before writing it
 
 
 def _stdin_closed(timeout_s: float) -> bool:

@@ -91,7 +91,7 @@ def test_failure_is_applied_on_time_and_recorded_on_the_message_clock(failover: 
 
 
 def test_the_run_folder_holds_every_file_the_backend_contract_requires(failover: dict[str, Any]) -> None:
-    from sctpbench.backends import contract
+    from sctpbench.results import files
 
-    missing = [f.name for f in contract.FILES if f.required and not list(failover["dir"].glob(f.pattern))]
+    missing = [f.name for f in files.FILES if f.required and not list(failover["dir"].glob(f.pattern))]
     assert not missing

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from sctpbench.backends import contract
+from sctpbench.results import files
 from tests.support.guest_processes import guests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,7 +93,7 @@ def test_the_run_folder_holds_what_the_uml_backends_does_and_mininet_json(failov
         return {p.name for p in run_dir.iterdir() if not p.name.endswith(".log")}
 
     assert names(failover["mininet"]) == names(failover["uml"]) | {"mininet.json"}
-    for entry in contract.FILES:
+    for entry in files.FILES:
         if entry.required:
             assert list(failover["mininet"].glob(entry.pattern)), entry.name
 

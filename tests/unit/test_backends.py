@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from sctpbench import cli
-from sctpbench.backends import contract, netns_render, registry, uml_guests
+from sctpbench.backends import netns_render, registry, uml_guests
 from sctpbench.backends.base import Backend, Check, Report
 from sctpbench.model import spec
 from sctpbench.model.errors import BackendError
 from sctpbench.orchestration import capabilities, clock
 from sctpbench.plan import build as planning
 from sctpbench.plan.data import Plan
+from sctpbench.results import files
 
 ROOT = Path(__file__).resolve().parents[2]
 FAILOVER = ROOT / "examples" / "failover.yaml"
@@ -157,8 +158,8 @@ def test_the_uml_backend_finds_and_reaps_a_runs_guest_by_its_id() -> None:
 
 
 def test_the_run_folder_contract_names_each_file_once_and_the_docs_point_to_it() -> None:
-    names = [f.name for f in contract.FILES]
+    names = [f.name for f in files.FILES]
     assert len(names) == len(set(names))
     assert {"backend.json", "events.jsonl", "kernel.json", "versions.json", "guest.json", "console.log"} <= set(names)
-    assert "sctpbench/backends/contract.py" in (ROOT / "docs" / "results.md").read_text()
-    assert contract.FILES[0].name in contract.render()
+    assert "sctpbench/results/files.py" in (ROOT / "docs" / "results.md").read_text()
+    assert files.FILES[0].name in files.render()

@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "sctpbench"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("model",),          # the experiment file: spec, units, topology, events
     ("plan",),           # one run as backend-neutral data
+    ("results",),        # the one owner of run, session and campaign folders (backends write into them)
     ("backends",),       # realising a plan: netns, uml, …
     ("collectors",),     # reading what a run left: records, captures
     ("analysis",),       # metrics, tables, the self-check, verify

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends import contract, mininet, mininet_topology, netns_render, registry, uml
+from sctpbench.backends import mininet, mininet_topology, netns_render, registry, uml
 from sctpbench.model import spec
 from sctpbench.orchestration import capabilities
 from sctpbench.plan import build as planning
 from sctpbench.plan.data import Plan
+from sctpbench.results import files
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = "/opt/sctpbench-agent"
@@ -128,5 +129,5 @@ def test_registry_has_mininet_on_the_guests_clocks_and_auto_never_takes_it() -> 
 
 
 def test_the_run_folder_contract_names_mininet_json() -> None:
-    entry = next(f for f in contract.FILES if f.name == "mininet.json")
+    entry = next(f for f in files.FILES if f.name == "mininet.json")
     assert not entry.required and "teardown" in entry.content

@@ -1,23 +1,25 @@
-"""What a backend leaves in a run folder: the one place this is written down.
+"""The files of a run folder: the one place they are written down.
 
 Every backend leaves the same files, so the collectors, telemetry, verify and reports read
-a run the same way whatever ran it. The orchestrator (runner.py) writes plan.json, plan.sh,
-host.json and the plan's files (schedules/, signals/) before the backend starts and summary.json, the
-tables and telemetry files after it (README, "Results"); everything in between is the backend's, listed here with its
-one writer. Times are CLOCK_MONOTONIC nanoseconds of the kernel the agents run on; on the ansible backend, whose
-agents run on several machines' kernels, CLOCK_REALTIME (backend.json's `clock` says so).
+a run the same way whatever ran it. The orchestrator (runner.py) writes format.json, plan.json,
+plan.sh, host.json and the plan's files (schedules/, signals/) before the backend starts;
+everything in between is the backend's (FILES); collection (analysis/store.py) then adds the
+tables, params.json and summary.json, and a push telemetry.json (COLLECTED). Each is listed
+with its one writer. Times are CLOCK_MONOTONIC nanoseconds of the kernel the agents run on; on
+the ansible backend, whose agents run on several machines' kernels, CLOCK_REALTIME
+(backend.json's `clock` says so).
 
-`python -m sctpbench.backends.contract` prints the table.
+Every results folder (run, session, campaign) holds format.json, its format's version and
+kind (version.py); sessions and campaigns are described in folders.py and campaign.py. The
+readers and writers of every file are this package's modules.
+
+`python -m sctpbench.results.files` prints the table.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-# What finishes a run whose orchestrator was killed (the uml guardian runs it as
-# `python -m MODULE RUN`): a program, not an import, since backends sit below orchestration.
-KILLED_RUN_FINISHER = "sctpbench.orchestration.killed"
 
 
 @dataclass(frozen=True)
@@ -82,10 +84,38 @@ FILES: tuple[RunFile, ...] = (
 )
 
 
+# What collecting a run's records adds (analysis/store.py computes them; the tables' columns
+# are its schemas), and what a push adds.
+COLLECTED: tuple[RunFile, ...] = (
+    RunFile("messages.parquet", "collection (analysis/store.py)",
+            "one row per message: association, seq, stream, size, t_gen_ns, t_sent_ns, t_rx_ns, mtt_ns, path, "
+            "from_addr, t_rel_ns (from t0)"),
+    RunFile("path_events.parquet", "collection (analysis/store.py)",
+            "timeline actions, SCTP_PEER_ADDR_CHANGE notifications and the agents' own events (PRIMARY_SET, "
+            "ASCONF_*, SEND_FAILED, POLICY)"),
+    RunFile("path_samples.parquet", "collection (analysis/store.py)",
+            "SCTP_GET_PEER_ADDR_INFO samples per association, endpoint and path"),
+    RunFile("params.json", "collection (analysis/store.py)",
+            "requested values, sysctls read back, association values read back (per association under `associations`)"),
+    RunFile("frames.parquet", "collection (analysis/frames.py)", "video associations: one row per frame",
+            required=False),
+    RunFile("tcp_throughput.parquet", "collection (analysis/traffic.py)", "competing TCP flows' iperf3 intervals",
+            required=False),
+    RunFile("cum_tsn.parquet", "collection (analysis/cumtsn.py)",
+            "with captures: per SACK reaching a client, its cumulative TSN ack", required=False),
+    RunFile("summary.json", "collection (analysis/store.py; the runner when collecting failed)",
+            "the run's metrics (results/summary.py: RunMetrics), status ok, disturbed or failed, error, the "
+            "self-check, the detection model, events, each association's metrics under `associations`, load, "
+            "handover; traffic, cum_tsn and asconf where they apply; telemetry after a push"),
+    RunFile("telemetry.json", "the telemetry stream or push (telemetry/stream.py)", "what was sent to InfluxDB",
+            required=False),
+)
+
+
 def render() -> str:
-    width = max(len(f.name) for f in FILES)
+    width = max(len(f.name) for f in FILES + COLLECTED)
     lines = []
-    for f in FILES:
+    for f in FILES + COLLECTED:
         lines.append(f"{f.name:<{width}}  {f.writer}{'' if f.required else ' (when it applies)'}")
         lines.append(f"{'':<{width}}    {f.content}")
     return "\n".join(lines) + "\n"

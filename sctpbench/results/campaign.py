@@ -1,0 +1,73 @@
+"""A campaign folder's own files (campaign/ computes them; campaign/table.py describes the tables' columns).
+
+campaign.json     what the report and compare read: name, swept keys, set, budgets, runs,
+                  configurations, repetitions, order, seed, configs, the sctpbench version
+runs.jsonl        one line per start, end and retry of a run: time, invocation, event and its fields
+campaign.parquet  one row per finished run; configs.parquet: one row per configuration
+runs/<run_key>/   the run folders; attempts/<run_key>-<n>/ the ones set aside
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sctpbench.results import jsonfile, version
+
+INFO = "campaign.json"
+LOG = "runs.jsonl"
+RUNS_TABLE = "campaign.parquet"
+CONFIGS_TABLE = "configs.parquet"
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One line of runs.jsonl."""
+
+    time: str  # ISO 8601, UTC, milliseconds
+    invocation: str  # the `campaign run` it belonged to
+    event: str  # start, end, retry, …
+    fields: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"time": self.time, "invocation": self.invocation, "event": self.event} | self.fields
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LogEntry:
+        rest = {k: v for k, v in d.items() if k not in ("time", "invocation", "event")}
+        return cls(d["time"], d["invocation"], d["event"], rest)
+
+
+def write_info(folder: Path, document: dict[str, Any]) -> None:
+    (folder / INFO).write_text(jsonfile.text(document))
+    version.mark(folder, "campaign")
+
+
+def read_info(folder: Path) -> dict[str, Any] | None:
+    """campaign.json, or None for a campaign table given without its folder's."""
+    document = jsonfile.read_optional(folder / INFO)
+    return None if document is None else version.upgraded(folder, INFO, document)
+
+
+def log(folder: Path, entry: LogEntry) -> None:
+    jsonfile.append_line(folder / LOG, entry.to_dict())
+
+
+def read_log(folder: Path) -> list[LogEntry]:
+    """Every line of runs.jsonl; none before the first run started."""
+    return [LogEntry.from_dict(d) for d in jsonfile.read_lines(folder / LOG) or []]
+
+
+def read_table(path: Path) -> list[Row] | None:
+    """A Parquet table as rows, or None when there is none (a campaign before its first run)."""
+    import pyarrow.parquet as pq  # here, not at the top: the guest's backends import this package
+
+    if not path.exists():
+        return None
+    try:
+        return list(pq.read_table(path).to_pylist())
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+        raise jsonfile.ResultsFileError(f"{path}: not a readable Parquet file ({str(e)[:80]}); {jsonfile.ALLOWED}") from None
