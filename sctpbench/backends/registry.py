@@ -9,11 +9,11 @@ which drives other machines. A new backend is a module beside this one and a lin
 
 from __future__ import annotations
 
-from sctpbench.backends.ansible import Ansible
-from sctpbench.backends.base import Backend
-from sctpbench.backends.mininet import Mininet
-from sctpbench.backends.netns import Netns
-from sctpbench.backends.uml import Uml
+from sctpbench.backends.ansible.backend import Ansible
+from sctpbench.backends.mininet.backend import Mininet
+from sctpbench.backends.netns.engine import Netns
+from sctpbench.backends.protocol import Backend
+from sctpbench.backends.uml.backend import Uml
 from sctpbench.model.errors import BackendError
 
 BACKENDS: tuple[Backend, ...] = (Netns(), Uml(), Mininet(), Ansible())

@@ -22,7 +22,7 @@ mkdir -p -m 0700 /run/ssh /run/sshd
 cp "$SB_LAB_SSH/ssh_host_ed25519_key" "$SB_LAB_SSH/authorized_keys" /run/ssh/ || echo "SB-LAB-ERROR cannot read the lab's keys in $SB_LAB_SSH"
 chmod 0600 /run/ssh/ssh_host_ed25519_key
 # Before tmpfs hides /tmp, where the project may be.
-bash "$(dirname "$0")/../backends/modroot.sh" "$SB_MODULES" SB-LAB-ERROR
+bash "$(dirname "$0")/../backends/uml/modroot.sh" "$SB_MODULES" SB-LAB-ERROR
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=1777 tmpfs /var/tmp
 [ -n "$SB_LAB_HOME" ] && [ "$SB_LAB_HOME" != / ] && mount -t tmpfs -o mode=0700 tmpfs "$SB_LAB_HOME"

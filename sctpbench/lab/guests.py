@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from sctpbench.backends import uml_kernel
+from sctpbench.backends.uml import kernel as uml_kernel
 from sctpbench.lab import network
 from sctpbench.lab.layout import MANAGEMENT_NIC, Layout, Machine
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from sctpbench.backends import timetravel
+from sctpbench.backends.uml import timetravel
 from sctpbench.lab import vhost_user as vu
 
 HOLD_FRAMES = 1024

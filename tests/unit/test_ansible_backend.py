@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends import ansible, dummynet_render, hostpart, inventory, netns_render
+from sctpbench.backends.ansible import backend as ansible
+from sctpbench.backends.ansible import dummynet as dummynet_render
+from sctpbench.backends.ansible import inventory
+from sctpbench.backends.ansible import share as hostpart
+from sctpbench.backends.netns import render as netns_render
 from sctpbench.model import spec
 from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.plan import build as planning
@@ -138,7 +142,7 @@ def test_the_bundle_holds_what_a_machine_runs_and_is_named_by_its_content(tmp_pa
     assert same == bundle_id and again == path
     with tarfile.open(path) as tar:
         names = set(tar.getnames())
-    for needed in ("bin/sctpbench-agent", "sctpbench/backends/hostpart.py", "sctpbench/backends/hostclean.py",
+    for needed in ("bin/sctpbench-agent", "sctpbench/backends/ansible/share.py", "sctpbench/backends/ansible/clean.py",
                    "sctpbench/plan/data.py", "sctpbench/model/sctp_params.py"):
         assert f"{bundle_id}/{needed}" in names
     assert not any("__pycache__" in n or "/analysis/" in n for n in names)
@@ -229,7 +233,7 @@ def test_on_one_virtual_time_the_start_falls_on_the_first_hosts_timer_tick(tmp_p
 
 def test_on_one_virtual_time_the_preflight_names_a_machine_whose_clock_was_set(tmp_path: Path,
                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from sctpbench.backends import clocksync
+    from sctpbench.backends.ansible import clocksync
 
     shared = _inventory(tmp_path, INVENTORY.replace(
         "clock: {bound: 2ms}", "clock: {bound: 2ms, shared: paced, epochs: {client: 100, server: 100, emu: 137}}"))

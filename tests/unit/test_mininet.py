@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends import contract, mininet, mininet_topology, netns_render, registry, uml
+from sctpbench.backends import contract, registry
+from sctpbench.backends.mininet import backend as mininet
+from sctpbench.backends.mininet import topology as mininet_topology
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.uml import backend as uml
 from sctpbench.model import spec
 from sctpbench.orchestration import capabilities
 from sctpbench.plan import build as planning

@@ -36,13 +36,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sctpbench.backends import clocksync, dummynet_render, hostpart, inventory, netns_render
-from sctpbench.backends.base import Check, Report, installed_version
-from sctpbench.backends.inventory import Inventory
+from sctpbench.backends.ansible import clocksync, inventory
+from sctpbench.backends.ansible import dummynet as dummynet_render
+from sctpbench.backends.ansible import share as hostpart
+from sctpbench.backends.ansible.inventory import Inventory
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.protocol import Check, Report, installed_version
 from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.plan.data import Plan, Process
 
-PACKAGE = Path(__file__).resolve().parents[1]
+PACKAGE = Path(__file__).resolve().parents[2]
 PLAYBOOKS = PACKAGE.parent / "playbooks"
 # What a machine needs of the package: hostpart, hostclean and what they import.
 MACHINE_SIDE = ("__init__.py", "backends", "plan", "model")

@@ -24,7 +24,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PROCESS_MARKS = ("sctpbench.backends.hostpart", "sctpbench-agent")
+PROCESS_MARKS = ("sctpbench.backends.ansible.share", "sctpbench-agent")
 NAMESPACE_PREFIX = "sb-"
 ALIAS_PREFIX = "sctpbench:"
 SHAPING_QDISCS = ("netem", "tbf", "ingress", "pfifo", "htb", "prio")
@@ -45,7 +45,7 @@ def processes() -> list[int]:
             argv = (proc / "cmdline").read_bytes().decode(errors="replace")
         except OSError:
             continue
-        if any(mark in argv for mark in PROCESS_MARKS) and "hostclean" not in argv:
+        if any(mark in argv for mark in PROCESS_MARKS) and "sctpbench.backends.ansible.clean" not in argv:
             found.append(int(proc.name))
     return sorted(found)
 

@@ -23,7 +23,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass
 
-from sctpbench.backends.inventory import Inventory, Machine
+from sctpbench.backends.ansible.inventory import Inventory, Machine
 from sctpbench.model.errors import BackendError
 
 ROUNDS = 12

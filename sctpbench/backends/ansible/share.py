@@ -30,8 +30,10 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sctpbench.backends import guest, netns, netns_render
-from sctpbench.backends.netns_render import NsCommand
+from sctpbench.backends.netns import engine as netns
+from sctpbench.backends.netns import entry as guest
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.netns.render import NsCommand
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, Process, TimedAction
 

@@ -15,12 +15,15 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from sctpbench.backends import mininet_topology, netns_render, uml, uml_guests
-from sctpbench.backends.base import Check, Report, installed_version
+from sctpbench.backends.mininet import topology as mininet_topology
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.protocol import Check, Report, installed_version
+from sctpbench.backends.uml import backend as uml
+from sctpbench.backends.uml import guests as uml_guests
 from sctpbench.plan.data import Plan
 
 # The module the guest runs (uml_init.sh: `python -m ENTRY RUN_DIR --modprobe-root DIR`).
-GUEST_ENTRY = "sctpbench.backends.mininet_guest"
+GUEST_ENTRY = "sctpbench.backends.mininet.engine"
 # mininet_guest.MININET_PATH, repeated so the host side does not import the guest's module.
 MININET_PACKAGE = Path("/usr/lib/python3/dist-packages/mininet/net.py")
 # The programs Mininet runs inside the guest (the guest's root is this machine's): its

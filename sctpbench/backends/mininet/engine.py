@@ -1,7 +1,7 @@
 """Inside the guest: the plan's hosts as Mininet hosts joined by Linux bridges, then the
 netns backend's setup, processes and timeline on them, unchanged.
 
-`python -m sctpbench.backends.mininet_guest RUN_DIR --modprobe-root DIR` is what the uml
+`python -m sctpbench.backends.mininet.engine RUN_DIR --modprobe-root DIR` is what the uml
 backend runs in the guest for `--backend mininet` (mininet.py). The build order:
 
 1. one Mininet `Host` per plan host (a bash shell in a network namespace of its own),
@@ -45,9 +45,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from sctpbench.backends import guest, mininet_topology, netns_render
-from sctpbench.backends.netns import NetnsBackend, Report, run_backend
-from sctpbench.backends.netns_render import NsCommand
+from sctpbench.backends.mininet import topology as mininet_topology
+from sctpbench.backends.netns import entry as guest
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.netns.engine import NetnsBackend, Report, run_backend
+from sctpbench.backends.netns.render import NsCommand
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
 

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TextIO
 
-from sctpbench.backends import netns_render, stops
-from sctpbench.backends.base import Check
-from sctpbench.backends.netns_render import NsCommand
+from sctpbench.backends import stops
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.netns.render import NsCommand
+from sctpbench.backends.protocol import Check
 from sctpbench.model import sctp_params
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, Process, TimedAction

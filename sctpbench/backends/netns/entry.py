@@ -12,7 +12,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sctpbench.backends import netns, stops
+from sctpbench.backends import stops
+from sctpbench.backends.netns import engine as netns
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
 

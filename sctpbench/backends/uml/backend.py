@@ -27,12 +27,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from sctpbench.backends import netns_render, timetravel, uml_guardian, uml_guests, uml_kernel
-from sctpbench.backends.base import Check, Report, installed_version
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.protocol import Check, Report, installed_version
+from sctpbench.backends.uml import guardian as uml_guardian
+from sctpbench.backends.uml import guests as uml_guests
+from sctpbench.backends.uml import kernel as uml_kernel
+from sctpbench.backends.uml import timetravel
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
 
-INIT = Path(__file__).resolve().parent / "uml_init.sh"
+INIT = Path(__file__).resolve().parent / "init.sh"
 GUEST_MEMORY = "256M"
 # Boot, build and tear-down take a few seconds; beyond the plan's own length this is
 # the most a healthy guest needs.
@@ -63,7 +67,7 @@ def deadline_s(plan: Plan) -> float:
 
 # The guest mounts tmpfs on these host folders; what it needs from them is mounted back.
 GUEST_TMPFS = (Path("/tmp"), Path("/run"), Path("/var/tmp"))
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
 def exposed_paths(agent: str) -> list[Path]:
@@ -80,7 +84,7 @@ def _check_paths(paths: list[Path]) -> None:
 
 
 # What runs the plan inside the guest: the netns backend (guest.py) unless a backend built on it says otherwise.
-GUEST_ENTRY = "sctpbench.backends.guest"
+GUEST_ENTRY = "sctpbench.backends.netns.entry"
 
 
 def command(kernel: uml_kernel.Kernel, clock: list[str], run_dir: Path, umid: str, uml_dir: Path,

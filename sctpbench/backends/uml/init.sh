@@ -34,7 +34,7 @@ fi
 ip link set lo up
 # From the project root this script is in, `-m` imports that tree's sctpbench, the one
 # the host runs, not whichever the interpreter's install points at (another clone's).
-cd "$(dirname "$0")/../.." || echo "SB-ERROR cannot enter the project folder of $0"
-"$SB_PYTHON" -m "${SB_ENTRY:-sctpbench.backends.guest}" "$SB_RUN" --modprobe-root /run/modroot
+cd "$(dirname "$0")/../../.." || echo "SB-ERROR cannot enter the project folder of $0"
+"$SB_PYTHON" -m "${SB_ENTRY:-sctpbench.backends.netns.entry}" "$SB_RUN" --modprobe-root /run/modroot
 echo "SB-EXIT $?"
 halt
