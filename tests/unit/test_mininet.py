@@ -125,7 +125,7 @@ def test_registry_has_mininet_on_the_guests_clocks_and_auto_never_takes_it() -> 
     # Where mininet could run, so could uml, which auto prefers.
     assert capabilities.choose_backend("auto")[0] != "mininet"
     backend = registry.get("mininet")
-    assert backend.clocks == uml.Uml.clocks
+    assert backend.clocks == uml.UmlBackend.clocks
     checks = {c.name for c in backend.checks()}
     assert {"guest kernel for mininet", "mininet (Python package)", "bridge-utils (brctl)"} <= checks
     assert backend.render(_plan("failover.yaml"), "$RUN").startswith("# mininet backend")

@@ -8,7 +8,7 @@ and the interface that carries each of its paths. A run goes through the playboo
    part and the agent binary), the run's files and each machine's share (part.json);
    the agent's version read back;
 2. the clock preflight (clocksync.py): refused when the machines' clocks disagree;
-3. run.yml: every machine runs its share (hostpart.py) on one schedule of the time of
+3. run.yml: every machine runs its share (machine_share.py) on one schedule of the time of
    day, and sends back what it measured, also when it failed;
 4. clean.yml, always, also after a failure or Ctrl-C: nothing of the run stays.
 
@@ -36,9 +36,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sctpbench.backends.ansible import clocksync, inventory
-from sctpbench.backends.ansible import dummynet as dummynet_render
-from sctpbench.backends.ansible import share as hostpart
+from sctpbench.backends.ansible import clocksync, dummynet, inventory
+from sctpbench.backends.ansible import share as machine_share
 from sctpbench.backends.ansible.inventory import Inventory
 from sctpbench.backends.netns import render as netns_render
 from sctpbench.backends.protocol import Check, Report, installed_version
@@ -87,18 +86,18 @@ def run_files(plan: Plan, run_dir: Path, into: Path) -> Path:
     return out
 
 
-def parts(plan: Plan, inv: Inventory, bundle_id: str) -> dict[str, hostpart.Part]:
+def parts(plan: Plan, inv: Inventory, bundle_id: str) -> dict[str, machine_share.Part]:
     """Every machine's share: the plan's host it plays and the interfaces it gives."""
     out = {}
     for host in plan.hosts:
         machine = inv.machine(host)
-        out[host] = hostpart.Part(machine=host, hosts=[host], interfaces=machine.interfaces,
+        out[host] = machine_share.Part(machine=host, hosts=[host], interfaces=machine.interfaces,
                                   agent=f"{inv.workdir}/bundles/{bundle_id}/bin/sctpbench-agent",
                                   modprobe_root=machine.modprobe_root)
     return out
 
 
-def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, hostpart.Part] | None,
+def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, machine_share.Part] | None,
                       plan_processes: Sequence[Process] = ()) -> dict[str, Any]:
     """The inventory as Ansible reads it (YAML/JSON), each host with its connection and share."""
     machines: dict[str, Any] = {}
@@ -113,7 +112,7 @@ def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, ho
             entry["ansible_ssh_private_key_file"] = m.identity
         if shares is not None:
             entry["sb_part"] = asdict(shares[host])
-            entry["sb_has_agents"] = any(p.host == host and p.role in hostpart.AGENT_ROLES for p in plan_processes)
+            entry["sb_has_agents"] = any(p.host == host and p.role in machine_share.AGENT_ROLES for p in plan_processes)
         machines[host] = entry
     return {"all": {"hosts": machines}}
 
@@ -286,7 +285,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
         report(f"running on every machine; servers start in {inv.start_margin_ns / 1e9:g} s")
         started = time.monotonic()
         # Until the workload's end: the machines are left alone while they measure.
-        quiet_s = int((start_ns - time.time_ns() + hostpart.T0_DELAY_NS + plan.end_ns) / 1e9) + 1
+        quiet_s = int((start_ns - time.time_ns() + machine_share.T0_DELAY_NS + plan.end_ns) / 1e9) + 1
         r = books.run("run.yml", run_vars | {"sb_start_ns": start_ns, "sb_timeout_s": timeout_s, "sb_quiet_s": quiet_s,
                                               "sb_results": str(data_dir / "results")}, timeout_s=timeout_s + RUN_SLACK_S)
         facts["run_s"] = round(time.monotonic() - started, 1)
@@ -338,8 +337,8 @@ def start_moment(inv: Inventory, first_host: str, now_ns: int) -> int:
     return start
 
 
-class Ansible:
-    """The ansible backend as the registry knows it (base.Backend)."""
+class AnsibleBackend:
+    """The ansible backend as the registry knows it (protocol.Backend)."""
 
     name = "ansible"
     # paced: only where the inventory's machines share one virtual time (a lab on virtual time).
@@ -376,7 +375,7 @@ class Ansible:
         inv, why = self._inventory()
         if inv is None:
             raise BackendError(why)
-        agent = Path(next(p.argv[0] for p in plan.processes if p.role in hostpart.AGENT_ROLES))
+        agent = Path(next(p.argv[0] for p in plan.processes if p.role in machine_share.AGENT_ROLES))
         run_plan(plan, run_dir, report, inv, agent)
 
     def missing_sysctls(self, names: Sequence[str], clock: str) -> tuple[list[str], str]:
@@ -389,14 +388,14 @@ class Ansible:
                f"# inventory: {inv.path if inv else why}"]
         for host in plan.hosts:
             machine = inv.machines.get(host) if inv else None
-            part = hostpart.Part(machine=host, hosts=[host], interfaces=machine.interfaces if machine else {},
+            part = machine_share.Part(machine=host, hosts=[host], interfaces=machine.interfaces if machine else {},
                                  agent="$WORKDIR/bundles/ID/bin/sctpbench-agent")
             out.append(f"# on {host} ({machine.address if machine else 'no machine in the inventory'}), as root:")
             if machine is not None and machine.system == "freebsd":
-                out += dummynet_render.render(plan, machine.interfaces)
+                out += dummynet.render(plan, machine.interfaces)
                 continue
             try:
-                out += [c.render() for c in hostpart.local_setup(plan, part)]
+                out += [c.render() for c in machine_share.local_setup(plan, part)]
             except BackendError as e:
                 out.append(f"# {e}")
         out.append("# then every machine starts its processes and applies its part of the timeline on the time of day")

@@ -67,14 +67,14 @@ def _tool_check(tool: str, package: str) -> Check:
     return Check(f"{package} ({tool})", path is not None, path or f"not installed: apt-get install {package}")
 
 
-class Mininet:
-    """The mininet backend as the registry knows it (base.Backend)."""
+class MininetBackend:
+    """The mininet backend as the registry knows it (protocol.Backend)."""
 
     name = "mininet"
-    clocks = uml.Uml.clocks
+    clocks = uml.UmlBackend.clocks
 
     def checks(self) -> list[Check]:
-        guest_ok, guest = uml.Uml().available()
+        guest_ok, guest = uml.UmlBackend().available()
         found = MININET_PACKAGE.exists()
         return [Check("guest kernel for mininet", guest_ok, guest),
                 Check("mininet (Python package)", found,
@@ -83,7 +83,7 @@ class Mininet:
                 *(_tool_check(tool, package) for tool, package in TOOLS.items())]
 
     def available(self, clock: str | None = None) -> tuple[bool, str]:
-        ok, why = uml.Uml().available(clock)
+        ok, why = uml.UmlBackend().available(clock)
         if not ok:
             return False, why
         missing = "; ".join(f"{c.name}: {c.detail}" for c in self.checks()[1:] if not c.ok)
@@ -93,7 +93,7 @@ class Mininet:
         uml.run_plan(plan, run_dir, report, entry=GUEST_ENTRY)
 
     def missing_sysctls(self, names: Sequence[str], clock: str) -> tuple[list[str], str]:
-        return uml.Uml().missing_sysctls(names, clock)
+        return uml.UmlBackend().missing_sysctls(names, clock)
 
     def render(self, plan: Plan, run_dir: str) -> str:
         return render(plan, run_dir)

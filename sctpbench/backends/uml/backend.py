@@ -245,8 +245,8 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         proc.stdout.close()
 
 
-class Uml:
-    """The uml backend as the registry knows it (base.Backend)."""
+class UmlBackend:
+    """The uml backend as the registry knows it (protocol.Backend)."""
 
     name = "uml"
     clocks = tuple(TIME_TRAVEL)
