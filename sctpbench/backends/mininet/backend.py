@@ -22,7 +22,7 @@ from sctpbench.backends.uml import backend as uml
 from sctpbench.backends.uml import guests as uml_guests
 from sctpbench.plan.data import Plan
 
-# The module the guest runs (uml_init.sh: `python -m ENTRY RUN_DIR --modprobe-root DIR`).
+# The module the guest runs (uml/init.sh: `python -m ENTRY RUN_DIR --modprobe-root DIR`).
 GUEST_ENTRY = "sctpbench.backends.mininet.engine"
 # mininet_guest.MININET_PATH, repeated so the host side does not import the guest's module.
 MININET_PACKAGE = Path("/usr/lib/python3/dist-packages/mininet/net.py")
