@@ -35,7 +35,7 @@ SSH_PROBE_TIMEOUT_S = 30.0
 SWITCH_TIMEOUT_S = 5.0
 POLL_S = 0.05
 VSWITCH_CONFIG = "vswitch.json"
-# What the inventory says of the guests' clocks on virtual time (backends/inventory.py: clock.shared).
+# What the inventory says of the guests' clocks on virtual time (backends/ansible/inventory.py: clock.shared).
 SHARED_CLOCK = "paced"
 Report = Callable[[str], None]
 

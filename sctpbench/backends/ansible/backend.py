@@ -46,7 +46,7 @@ from sctpbench.plan.data import Plan, Process
 
 PACKAGE = Path(__file__).resolve().parents[2]
 PLAYBOOKS = PACKAGE.parent / "playbooks"
-# What a machine needs of the package: hostpart, hostclean and what they import.
+# What a machine needs of the package: share.py, clean.py and what they import.
 MACHINE_SIDE = ("__init__.py", "backends", "plan", "model")
 MERGED = ("events.jsonl", "kernel.json", "versions.json", "backend.json")
 NOT_RESULTS = ("plan.json", "part.json", "plan.sh", "host.json", "schedules", "signals")

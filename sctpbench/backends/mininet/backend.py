@@ -1,11 +1,11 @@
 """The `mininet` backend: the plan's topology built with Mininet inside the guest.
 
 The uml backend boots the same guest (the project's kernel, the same clocks) but runs
-mininet_guest.py in it instead of the netns backend: each plan host becomes a Mininet
+engine.py in it instead of the netns engine: each plan host becomes a Mininet
 host, each wire a Linux bridge with two `TCLink`s (no controller, no Open vSwitch), and
-the netns backend then runs the plan's setup, processes and timeline on those hosts
+the netns engine then runs the plan's setup, processes and timeline on those hosts
 unchanged. The shaping stays the plan's own tc commands, not TCLink's parameters, for the
-reasons in mininet_guest.py's docstring; the run folder holds what a uml run's does, plus
+reasons in engine.py's docstring; the run folder holds what a uml run's does, plus
 mininet.json (contract.py).
 """
 
