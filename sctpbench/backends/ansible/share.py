@@ -3,7 +3,7 @@
 The playbooks copy the plan and this package to every machine and start this module on
 each, with `part.json` saying which of the plan's hosts the machine plays, which of its
 interfaces carries each of the plan's, and when the run starts. The machine then does
-what the netns backend does in one kernel, restricted to its own hosts:
+what the netns engine does in one kernel, restricted to its own hosts:
 
 - each of its hosts is a namespace on the machine, as on the netns backend; a `wire`
   becomes the machine's own interface (the cable to the other machine or the emulator)

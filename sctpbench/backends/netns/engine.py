@@ -434,7 +434,7 @@ class NetnsEngine:
                 continue
             client = self.agents[assoc.client_agent]
             self.wait_exit(client, max((deadline_ns - self.now()) / 1e9, 1.0), f"the client agent {client.name}",
-                            f"did not finish within {deadline_s:.0f} s of t0+end")
+                           f"did not finish within {deadline_s:.0f} s of t0+end")
         for assoc in self.plan.associations:
             if assoc.server_agent not in self.agents or assoc.client_agent not in self.agents:
                 continue  # a server whose client is on another machine: the share waits for it
@@ -449,7 +449,7 @@ class NetnsEngine:
                 continue
             deadline_s = (t0 + flow.end_ns + TRAFFIC_GRACE_NS - self.now()) / 1e9
             self.wait_exit(self.agents[flow.client_process], max(deadline_s, 1.0), f"the {flow.kind} flow {flow.name}'s sender",
-                            f"did not finish within {TRAFFIC_GRACE_NS / 1e9:g} s of its end")
+                           f"did not finish within {TRAFFIC_GRACE_NS / 1e9:g} s of its end")
         for flow in self.plan.traffic:
             if flow.server_process not in self.agents:
                 continue
