@@ -18,7 +18,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from sctpbench.backends import ansible, inventory, registry, stops
+from sctpbench.backends import registry, stops
+from sctpbench.backends.ansible import backend as ansible
+from sctpbench.backends.ansible import inventory
 from sctpbench.model import inputfile, spec
 from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.orchestration import capabilities, clock

@@ -4,19 +4,20 @@ runner and campaigns take them from.
 Order is preference: `--backend auto` takes the first of AUTO that is available here, so a
 host that can run the experiment on its own kernel (netns) does, and the guest (uml)
 serves everywhere else. The others run only when asked for by name: mininet, and ansible,
-which drives other machines. A new backend is a module beside this one and a line here.
+which drives other machines. A new backend is a folder beside the others whose backend.py
+implements protocol.Backend, and a line here.
 """
 
 from __future__ import annotations
 
-from sctpbench.backends.ansible import Ansible
-from sctpbench.backends.base import Backend
-from sctpbench.backends.mininet import Mininet
-from sctpbench.backends.netns import Netns
-from sctpbench.backends.uml import Uml
+from sctpbench.backends.ansible.backend import AnsibleBackend
+from sctpbench.backends.mininet.backend import MininetBackend
+from sctpbench.backends.netns.backend import NetnsBackend
+from sctpbench.backends.protocol import Backend
+from sctpbench.backends.uml.backend import UmlBackend
 from sctpbench.model.errors import BackendError
 
-BACKENDS: tuple[Backend, ...] = (Netns(), Uml(), Mininet(), Ansible())
+BACKENDS: tuple[Backend, ...] = (NetnsBackend(), UmlBackend(), MininetBackend(), AnsibleBackend())
 AUTO: tuple[str, ...] = ("netns", "uml")
 
 

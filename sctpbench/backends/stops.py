@@ -3,7 +3,7 @@
 Ctrl-C (SIGINT) and SIGTERM take the same path: an exception unwinds the run, the guest
 is torn down, what was measured is kept. They differ only in what is said: "interrupted"
 (exit 130) or "terminated" (exit 143, 128 + SIGTERM as a shell reports it). A SIGKILL
-cannot be caught: the guest's guardian (backends/uml_guardian.py) says "orchestrator
+cannot be caught: the guest's guardian (backends/uml/guardian.py) says "orchestrator
 killed" for it. Standard library only: the guest imports this.
 """
 

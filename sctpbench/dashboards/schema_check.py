@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sctpbench.backends.uml_kernel import cache_root
+from sctpbench.backends.uml.kernel import cache_root
 
 NPM_PROJECT = Path(__file__).resolve().parent / "npm"
 TS_PRELUDE = """\

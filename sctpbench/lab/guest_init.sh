@@ -1,35 +1,28 @@
 #!/bin/bash
 # PID 1 of a lab guest: one machine of the lab, reached over SSH (lab/guests.py boots it).
 # The host's filesystem is the (read-only) root; writable places get tmpfs. Unlike the uml
-# backend's guest (backends/uml_init.sh) it runs no plan: it serves SSH until it is killed,
+# backend's guest (backends/uml/init.sh) it runs no plan: it serves SSH until it is killed,
 # and whoever drives it over SSH (the ansible backend) sets up the rest, ip_forward included.
-# Environment from the kernel command line: SB_LAB_HOST (the plan's host name, made the
-# hostname), SB_LAB_ADDRESS (eth0's address/prefix on the management network), SB_LAB_SSH
-# (the host folder with the lab's host key and authorized_keys), SB_LAB_HOME (root's home,
-# given a tmpfs: a writable home as on a fresh machine, without the host's shell start-up
-# files, which take seconds in a guest and would on every SSH command), SB_EXPOSE
-# (colon-separated host folders under those tmpfs, mounted back read-only), SB_MODULES (the
-# kernel's modules folder, or a folder with only its modules.builtin), SB_LAB_NICS (on shared
+# What every guest's PID 1 does alike is backends/uml/boot.sh (SB_EXPOSE, SB_MODULES).
+# Environment from the kernel command line, besides boot.sh's: SB_LAB_HOST (the plan's host
+# name, made the hostname), SB_LAB_ADDRESS (eth0's address/prefix on the management network),
+# SB_LAB_SSH (the host folder with the lab's host key and authorized_keys), SB_LAB_HOME (root's
+# home, given a tmpfs: a writable home as on a fresh machine, without the host's shell start-up
+# files, which take seconds in a guest and would on every SSH command), SB_LAB_NICS (on shared
 # virtual time: ethN=MAC of every NIC, which are virtio NICs named in probe order).
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-export LC_ALL=C.UTF-8
+. "$(dirname "$0")/../backends/uml/boot.sh"
 
-mount -t proc proc /proc
-mount -t sysfs sys /sys
+mount_kernel_filesystems
 mount -t tmpfs tmpfs /run
 # Copied before tmpfs hides /tmp and /var/tmp, where the lab's folder may be (lab/state.py refuses one under /run).
 mkdir -p -m 0700 /run/ssh /run/sshd
 cp "$SB_LAB_SSH/ssh_host_ed25519_key" "$SB_LAB_SSH/authorized_keys" /run/ssh/ || echo "SB-LAB-ERROR cannot read the lab's keys in $SB_LAB_SSH"
 chmod 0600 /run/ssh/ssh_host_ed25519_key
-# Before tmpfs hides /tmp, where the project may be.
-bash "$(dirname "$0")/../backends/modroot.sh" "$SB_MODULES" SB-LAB-ERROR
+modprobe_root SB-LAB-ERROR
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=1777 tmpfs /var/tmp
 [ -n "$SB_LAB_HOME" ] && [ "$SB_LAB_HOME" != / ] && mount -t tmpfs -o mode=0700 tmpfs "$SB_LAB_HOME"
-IFS=: read -ra expose <<< "$SB_EXPOSE"
-for dir in "${expose[@]}"; do
-    mkdir -p "$dir" && mount -t hostfs -o "ro,$dir" none "$dir" || echo "SB-LAB-ERROR cannot mount $dir"
-done
+mount_exposed SB-LAB-ERROR
 # Ansible's multiprocessing needs POSIX shared memory; sessions with a terminal need ptys.
 # /dev is the guest's own devtmpfs (CONFIG_DEVTMPFS_MOUNT), without these folders.
 mkdir -p /dev/shm /dev/pts

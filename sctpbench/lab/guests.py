@@ -1,7 +1,8 @@
 """A lab guest: one User-Mode Linux kernel per host, serving SSH.
 
-Each guest boots the project's kernel (backends/uml_kernel.py) with the host's filesystem
-as its read-only root and `guest_init.sh` as PID 1. NICs: eth0 for management (reached
+Each guest boots the project's kernel (backends/uml/kernel.py) as the uml backend's guest
+boots (backends/uml/boot.py: the host's filesystem as its read-only root, memory, tmpfs,
+the folders mounted back), with `guest_init.sh` as PID 1. NICs: eth0 for management (reached
 from the host through its tap in the lab's namespace), then one NIC per wire end, with the
 plan's MAC. Two clocks:
 
@@ -14,21 +15,16 @@ plan's MAC. Two clocks:
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from sctpbench.backends import uml_kernel
+from sctpbench.backends.uml import boot
+from sctpbench.backends.uml import kernel as uml_kernel
 from sctpbench.lab import network
 from sctpbench.lab.layout import MANAGEMENT_NIC, Layout, Machine
 
 INIT = Path(__file__).resolve().parent / "guest_init.sh"
-GUEST_MEMORY = "256M"
 READY = "SB-LAB-READY"
 ERROR = "SB-LAB-ERROR"
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-# The guest mounts tmpfs on these (root's home too: a fresh, writable home as on a new
-# machine, without the host's shell start-up files, which can take seconds in a guest).
-GUEST_TMPFS = (Path("/tmp"), Path("/run"), Path("/var/tmp"))
 
 
 def umid(lab_id: str, host: str) -> str:
@@ -64,24 +60,21 @@ def virtual_words(machine: Machine, layout: Layout, directory: Path) -> list[str
 
 def exposed_paths(home: Path) -> list[Path]:
     """Host folders the guest's tmpfs would hide that it should still see (read-only): the
-    project and the interpreter, so a guest can run the host's sctpbench as the uml backend's does."""
-    hiding = (*GUEST_TMPFS, home)
-    wanted = {Path(sys.prefix).resolve(), PROJECT_ROOT}
-    hidden = sorted(p for p in wanted if any(p.is_relative_to(t) for t in hiding))
-    return [p for p in hidden if not any(p != q and p.is_relative_to(q) for q in hidden)]
+    project and the interpreter, so a guest can run the host's sctpbench as the uml backend's
+    does. Root's home is a tmpfs too: a fresh, writable home as on a new machine, without
+    the host's shell start-up files, which can take seconds in a guest."""
+    return boot.exposed_paths(hidden_also=[home])
 
 
 def argv(kernel: uml_kernel.Kernel, lab_id: str, netns: str, machine: Machine, layout: Layout,
          directory: Path, home: Path, clock: str = "real") -> list[str]:
+    """The guest's argv (backends/uml/boot.py), in the lab's namespace; guest_init.sh's own environment."""
     assert kernel.modules is not None
     nic_args = virtual_words(machine, layout, directory) if clock == "virtual" else nic_words(machine, layout, directory)
-    return network.in_netns(netns, [
-        str(kernel.binary), f"mem={GUEST_MEMORY}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
-        f"init={INIT}", "con=null", "con0=fd:0,fd:1", f"umid={umid(lab_id, machine.host)}",
-        f"uml_dir={directory / 'uml'}", "quiet", *nic_args,
-        f"SB_LAB_HOST={machine.host}", f"SB_LAB_ADDRESS={machine.address_with_prefix}", f"SB_LAB_SSH={directory}",
-        f"SB_LAB_HOME={home}", f"SB_EXPOSE={':'.join(map(str, exposed_paths(home)))}", f"SB_MODULES={kernel.modules}",
-    ])
+    environment = {"SB_LAB_HOST": machine.host, "SB_LAB_ADDRESS": machine.address_with_prefix, "SB_LAB_SSH": str(directory),
+                   "SB_LAB_HOME": str(home), **boot.mounts(kernel.modules, exposed_paths(home))}
+    return network.in_netns(netns, boot.command_line(kernel.binary, INIT, umid(lab_id, machine.host), directory / "uml",
+                                                     nic_args, environment))
 
 
 def console_outcome(text: str) -> tuple[bool, str | None]:

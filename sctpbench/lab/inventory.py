@@ -53,7 +53,7 @@ class Inventory:
     machines: list[MachineEntry]
     clock_bound: str = CLOCK_BOUND
     workdir: str = WORKDIR
-    clock_shared: str | None = None  # "paced": the machines share one virtual time (backends/inventory.py)
+    clock_shared: str | None = None  # "paced": the machines share one virtual time (backends/ansible/inventory.py)
     clock_epochs: dict[str, int] = field(default_factory=dict)  # with shared: host → time of day less boot time
 
     def machine(self, host: str) -> MachineEntry:

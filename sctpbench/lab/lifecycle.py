@@ -19,8 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sctpbench.backends import clocksync, uml_kernel
-from sctpbench.backends import inventory as backend_inventory
+from sctpbench.backends.ansible import clocksync
+from sctpbench.backends.ansible import inventory as backend_inventory
+from sctpbench.backends.uml import kernel as uml_kernel
 from sctpbench.lab import guests, inventory, keys, network, processes, state
 from sctpbench.lab.layout import Layout, LayoutError, from_plan
 from sctpbench.lab.state import GuestState, LabError, LabRunning, LabState, SwitchState
@@ -34,7 +35,7 @@ SSH_PROBE_TIMEOUT_S = 30.0
 SWITCH_TIMEOUT_S = 5.0
 POLL_S = 0.05
 VSWITCH_CONFIG = "vswitch.json"
-# What the inventory says of the guests' clocks on virtual time (backends/inventory.py: clock.shared).
+# What the inventory says of the guests' clocks on virtual time (backends/ansible/inventory.py: clock.shared).
 SHARED_CLOCK = "paced"
 Report = Callable[[str], None]
 

@@ -2,7 +2,7 @@
 carries every frame between them.
 
 `python -m sctpbench.lab.vswitch CONFIG` serves, in one loop:
-- the time-travel calendar (backends/timetravel.py) every guest of the lab is booted with
+- the time-travel calendar (backends/uml/timetravel.py) every guest of the lab is booted with
   (`time-travel=ext:`), paced by the wall clock and without free running, so it always knows
   the present virtual time;
 - one vhost-user socket per guest NIC (vhost_user.py), grouped in segments: a wire's two
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from sctpbench.backends import timetravel
+from sctpbench.backends.uml import timetravel
 from sctpbench.lab import vhost_user as vu
 
 HOLD_FRAMES = 1024

@@ -85,7 +85,7 @@ BY_KEY = {p.key: p for p in PARAMS}
 PF_EXPOSE_ENABLE = 2  # include/net/sctp/constants.h: UNSET 0, DISABLE 1, ENABLE 2
 # addip_enable, auth_enable, addip_noauth_enable: whether ASCONF (RFC 5061) can run, which
 # the plan turns on for address events (plan/dar.py).
-# A stack variant's sysctl is read back where the kernel has it (netns.py: `sysctl -e`).
+# A stack variant's sysctl is read back where the kernel has it (backends/netns/engine.py: `sysctl -e`).
 READ_BACK_SYSCTLS: tuple[str, ...] = tuple(p.name for p in PARAMS if p.where == "sysctl") + (
     "pf_expose", "addip_enable", "auth_enable", "addip_noauth_enable")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sctpbench.backends import registry
-from sctpbench.backends.base import Check
+from sctpbench.backends.protocol import Check
 from sctpbench.model import sctp_params
 from sctpbench.model.errors import SpecError
 

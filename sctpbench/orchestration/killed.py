@@ -1,7 +1,7 @@
 """The end of a run whose orchestrator was killed (SIGKILL, the OOM killer).
 
 The uml backend's guardian kills the guest and writes the first summary, then runs this
-program (backends/uml_guardian.py names it): a backend sits below the orchestration and does
+program (backends/uml/guardian.py names it): a backend sits below the orchestration and does
 not import it. It collects the records into tables and metrics as `sctpbench run` would
 have, then writes the session's summary.
 """

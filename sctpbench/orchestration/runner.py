@@ -23,7 +23,7 @@ import yaml
 from sctpbench import __version__
 from sctpbench.analysis import metrics, store
 from sctpbench.backends import lastwords, registry, stops
-from sctpbench.backends.base import installed_version
+from sctpbench.backends.protocol import installed_version
 from sctpbench.model.errors import BackendError
 from sctpbench.model.experiment import Experiment
 from sctpbench.orchestration import capabilities

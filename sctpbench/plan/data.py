@@ -28,7 +28,7 @@ ActionKind = str
 class Command:
     """One command of the plan, run on `host` (None: the emulation machine itself, for
     kernel-wide settings). How it reaches the host is the backend's: the netns backend
-    runs it in the host's namespace (backends/netns_render.py)."""
+    runs it in the host's namespace (backends/netns/render.py)."""
 
     tool: Tool
     args: list[str]

@@ -77,6 +77,11 @@ def read(run_dir: Path) -> list[TimelineEvent]:
     return found
 
 
+def line(document: dict[str, Any]) -> str:
+    """One event as the backend appends it while the timeline runs (a reader follows the file)."""
+    return json.dumps(document) + "\n"
+
+
 def write(run_dir: Path, documents: list[dict[str, Any]]) -> None:
     """The whole file at once (the ansible backend's merge of its machines')."""
     jsonfile.write_lines(run_dir / NAME, documents)

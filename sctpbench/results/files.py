@@ -36,26 +36,26 @@ class RunFile:
 
 
 FILES: tuple[RunFile, ...] = (
-    RunFile("backend.json", "the backend (netns.py: run_plan)",
+    RunFile("backend.json", "the backend (netns/engine.py: run_plan)",
             "how the run ended: ok (true, false; null while running), error (the backend's words), t0_ns (the "
             "timeline's zero) and t0_realtime_ns (its wall-clock time, for telemetry). Only where the backend "
             "could not say it does another amend ok and error: the runner (a full disk) and the uml guardian "
             "(\"orchestrator killed\")"),
-    RunFile("events.jsonl", "the backend (netns.py: NetnsBackend.run)",
+    RunFile("events.jsonl", "the backend (netns/engine.py: NetnsEngine.run)",
             "one line per timeline action: kind, target, detail, direction, at_ns, scheduled_ns, issued_ns, "
             "applied_ns, lag_ns"),
-    RunFile("kernel.json", "the backend (netns.py: NetnsBackend.build)",
+    RunFile("kernel.json", "the backend (netns/engine.py: NetnsEngine.build)",
             "what is in force, read back after building: net.sctp.* sysctls per host, kernel-wide socket "
             "buffers, qdiscs per host, the kernel's HZ (measured)"),
-    RunFile("versions.json", "the backend (netns.py: NetnsBackend.build)",
+    RunFile("versions.json", "the backend (netns/engine.py: NetnsEngine.build)",
             "the endpoints' kernel (release, version, config sha256, time travel), machine, iproute2, the agent's "
             "--version"),
     RunFile("records/<association>.<role>.rec", "the agents the backend starts (workloads/agent)",
             "agent records, one per endpoint process: role client or server of each association, as the plan's "
             "associations name them (workloads/agent/RECORDS.md)"),
-    RunFile("records/<process>.stdout", "the backend (netns.py: NetnsBackend._start)",
+    RunFile("records/<process>.stdout", "the backend (netns/engine.py: NetnsEngine.start_process)",
             "each process's standard output: its ready line and its answers to timeline commands"),
-    RunFile("records/<process>.stderr", "the backend (netns.py: NetnsBackend._start)",
+    RunFile("records/<process>.stderr", "the backend (netns/engine.py: NetnsEngine.start_process)",
             "each agent's standard error, where its error messages come from"),
     RunFile("captures/<path>-<host>.pcap", "tcpdump, started by the backend", "packets per path and end, when "
             "measure.capture is on", required=False),
@@ -63,23 +63,23 @@ FILES: tuple[RunFile, ...] = (
             "a tcp flow's client report (-J): intervals and totals", required=False),
     RunFile("traffic/<flow>.<role>.rec", "sctpbench-udpgen, started by the backend (plan/traffic.py)",
             "a udp flow's records, client (sender) and server (sink) (workloads/udpgen/README.md)", required=False),
-    RunFile("<tool>-<namespace>.log", "the backend (netns.py: BatchSession)",
+    RunFile("<tool>-<namespace>.log", "the backend (netns/engine.py: BatchSession)",
             "the output of the tc/ip batch kept open per namespace for timeline events", required=False),
-    RunFile("ansible.json", "the ansible backend (ansible.py: run_plan)",
+    RunFile("ansible.json", "the ansible backend (ansible/backend.py: run_plan)",
             "the inventory and playbooks used, the bundle sent to the machines, each playbook's wall time, the clock "
             "preflight (each machine's offset from the orchestrating host, ± half the round trip) and the clean-up's "
             "outcome; backend.json, kernel.json and versions.json then also hold every machine's own under `machines`",
             required=False),
-    RunFile("guest.json", "the uml backend (uml.py: run_plan)",
+    RunFile("guest.json", "the uml backend (uml/backend.py: run_plan)",
             "the guest as booted: kernel, origin, release, config sha256, time travel, clock, scheduler, command "
             "line; at the end its wall time and, on the paced clock, the calendar's statistics", required=False),
-    RunFile("mininet.json", "the mininet backend (mininet_guest.py: MininetBackend)",
+    RunFile("mininet.json", "the mininet backend (mininet/engine.py: MininetEngine)",
             "the Mininet network as built: Mininet's version, hosts (with their shells' pids), bridges, links (host "
             "interface and MAC, bridge port and MAC), the guest-wide sysctls it set, present_after_build (the namespaces, "
             "bridges, ports and shells found once built); at the end `teardown`: errors, namespaces_left, links_left, "
             "shells_left (the same survey: all empty when nothing was left) and clean", required=False),
-    RunFile("console.log", "the uml backend (uml.py: run_plan)", "the guest's console", required=False),
-    RunFile("guardian.log", "the uml guardian (uml_guardian.py)",
+    RunFile("console.log", "the uml backend (uml/backend.py: run_plan)", "the guest's console", required=False),
+    RunFile("guardian.log", "the uml guardian (uml/guardian.py)",
             "only when sctpbench died without tearing the guest down: what the guardian did", required=False),
 )
 

@@ -153,7 +153,7 @@ def test_a_failed_run_tears_everything_down(tmp_path: Path) -> None:
 
 def test_ctrl_c_mid_run_ends_the_guest_with_its_network(tmp_path: Path) -> None:
     """Paced, so that the run is still going when interrupted. The uml backend ends the guest
-    whole (uml.py: _kill), Mininet's network with it: no guest process may be left."""
+    whole (backends/uml/backend.py: _kill), Mininet's network with it: no guest process may be left."""
     proc = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "run", str(ROOT / "examples/failover.yaml"),
                              "--backend", "mininet", "--set", "clock=paced", "--out", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sctpbench.analysis import selfcheck
-from sctpbench.backends import uml_guests
+from sctpbench.backends.uml import guests as uml_guests
 from sctpbench.collectors import records
 from sctpbench.model import spec
 from sctpbench.plan import build as planning

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _processes(marker: str, kinds: tuple[bytes, ...] = (b"rootfstype=hostfs", b"uml_guardian")) -> set[int]:
+def _processes(marker: str, kinds: tuple[bytes, ...] = (b"rootfstype=hostfs", b"sctpbench.backends.uml.guardian")) -> set[int]:
     """This test's guest (kernel, its helpers, the agents inside: all carry SB_RUN=…) and
     guardian; by folder, as other runs may share the machine."""
     found = set()

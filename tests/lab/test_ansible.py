@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from sctpbench.backends import inventory
+from sctpbench.backends.ansible import inventory
 from sctpbench.lab import lifecycle
 
 ROOT = Path(__file__).resolve().parents[2]

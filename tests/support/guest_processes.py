@@ -4,7 +4,7 @@ The uml backend finds them (uml_guests.py): only it knows how a guest is named."
 
 from __future__ import annotations
 
-from sctpbench.backends import uml_guests
+from sctpbench.backends.uml import guests as uml_guests
 
 
 def guests(run_ids: tuple[str, ...] | None = None, owner_pid: int | None = None) -> set[int]:

@@ -1,6 +1,6 @@
 """The ansible backend's pure parts: the inventory, each machine's share of a plan, the bundle,
 and merging what the machines sent back. No machine, no kernel: the guest test with a lab
-of guests (test_guest_ansible.py) runs the playbooks for real."""
+of guests (tests/lab/test_ansible.py) runs the playbooks for real."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends import ansible, dummynet_render, hostpart, inventory, netns_render
+from sctpbench.backends.ansible import backend as ansible
+from sctpbench.backends.ansible import dummynet, inventory
+from sctpbench.backends.ansible import share as machine_share
+from sctpbench.backends.netns import render as netns_render
 from sctpbench.model import spec
 from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.plan import build as planning
@@ -79,7 +82,7 @@ def test_a_host_without_a_machine_is_named(tmp_path: Path) -> None:
 def test_a_machine_builds_only_its_hosts_and_adopts_its_interfaces(tmp_path: Path) -> None:
     plan = _plan()
     part = ansible.parts(plan, _inventory(tmp_path), "b")["client"]
-    commands = hostpart.local_setup(plan, part)
+    commands = machine_share.local_setup(plan, part)
     rendered = [c.render() for c in commands]
     ns = netns_render.namespace(plan, "client")
     assert rendered[0].startswith("modprobe")  # kernel-wide: every machine loads what it needs
@@ -97,13 +100,13 @@ def test_a_missing_interface_is_named_with_its_inventory_key(tmp_path: Path) -> 
     inv = _inventory(tmp_path, "machines:\n  client: {address: a, interfaces: {primary: eth1}}\n  server: {address: b}\n")
     part = ansible.parts(_plan(), inv, "b")["client"]
     with pytest.raises(BackendError, match="no interface for client's 'secondary' \\(machines.client.interfaces\\)"):
-        hostpart.local_setup(_plan(), part)
+        machine_share.local_setup(_plan(), part)
 
 
 def test_each_machine_applies_only_its_part_of_the_timeline() -> None:
     plan = _plan()
-    client = hostpart.local_timeline(plan, ["client"], {"main.client"})
-    server = hostpart.local_timeline(plan, ["server"], {"main.server"})
+    client = machine_share.local_timeline(plan, ["client"], {"main.client"})
+    server = machine_share.local_timeline(plan, ["server"], {"main.server"})
     assert [a.kind for a in client] == ["start", "fail"]
     assert [a.kind for a in server] == ["fail"]  # the server's agent is told nothing
     assert {c.host for c in client[1].commands} == {"client"} and client[1].confirm == [["client", "primary"]]
@@ -112,19 +115,19 @@ def test_each_machine_applies_only_its_part_of_the_timeline() -> None:
 def test_through_the_emulator_the_emulator_machine_shapes(tmp_path: Path) -> None:
     plan = _plan("topology.emulator=true")
     inv = _inventory(tmp_path)
-    emu = [c.render() for c in hostpart.local_setup(plan, ansible.parts(plan, inv, "b")["emu"])]
-    client = [c.render() for c in hostpart.local_setup(plan, ansible.parts(plan, inv, "b")["client"])]
+    emu = [c.render() for c in machine_share.local_setup(plan, ansible.parts(plan, inv, "b")["emu"])]
+    client = [c.render() for c in machine_share.local_setup(plan, ansible.parts(plan, inv, "b")["client"])]
     assert any("netem delay 10ms" in r for r in emu) and not any("netem delay" in r for r in client)
     assert any("ip_forward=1" in r for r in emu)
-    assert hostpart.local_timeline(plan, ["client"], {"main.client"})[1:] == []  # the fail is the emulator's
-    assert [a.kind for a in hostpart.local_timeline(plan, ["emu"], set())] == ["fail"]
+    assert machine_share.local_timeline(plan, ["client"], {"main.client"})[1:] == []  # the fail is the emulator's
+    assert [a.kind for a in machine_share.local_timeline(plan, ["emu"], set())] == ["fail"]
 
 
 def test_the_agent_is_the_bundles_and_stamps_the_time_of_day(tmp_path: Path) -> None:
     plan = _plan()
     part = ansible.parts(plan, _inventory(tmp_path), "abc")["server"]
-    backend = hostpart.HostPart(plan, tmp_path, print, part=part)
-    argv = backend.process_argv(next(p for p in plan.processes if p.role == "server"))
+    share = machine_share.MachineShare(part)
+    argv = share.process_argv(plan, next(p for p in plan.processes if p.role == "server"), tmp_path)
     at = argv.index("/var/tmp/sctpbench/bundles/abc/bin/sctpbench-agent")
     assert argv[:at] == ["ip", "netns", "exec", netns_render.namespace(plan, "server")]
     assert argv[at + 1:at + 4] == ["server", "--clock", "realtime"]
@@ -138,7 +141,7 @@ def test_the_bundle_holds_what_a_machine_runs_and_is_named_by_its_content(tmp_pa
     assert same == bundle_id and again == path
     with tarfile.open(path) as tar:
         names = set(tar.getnames())
-    for needed in ("bin/sctpbench-agent", "sctpbench/backends/hostpart.py", "sctpbench/backends/hostclean.py",
+    for needed in ("bin/sctpbench-agent", "sctpbench/backends/ansible/share.py", "sctpbench/backends/ansible/clean.py",
                    "sctpbench/plan/data.py", "sctpbench/model/sctp_params.py"):
         assert f"{bundle_id}/{needed}" in names
     assert not any("__pycache__" in n or "/analysis/" in n for n in names)
@@ -194,7 +197,7 @@ def test_a_machine_that_failed_or_sent_nothing_fails_the_run(tmp_path: Path) -> 
 
 def test_a_freebsd_emulator_gets_dummynet_pipes_printed_and_is_not_run(tmp_path: Path) -> None:
     plan = _plan("topology.emulator=true")
-    lines = dummynet_render.render(plan, {"primary-a": "em1", "primary-b": "em2", "secondary-a": "em3", "secondary-b": "em4"})
+    lines = dummynet.render(plan, {"primary-a": "em1", "primary-b": "em2", "secondary-a": "em3", "secondary-b": "em4"})
     assert "UNTESTED" in lines[0]
     # forward (client → server) leaves the emulator toward the server: primary-b
     assert "ipfw pipe 1 config bw 100000000bit/s delay 10ms queue 1000" in lines
@@ -207,8 +210,8 @@ def test_a_freebsd_emulator_gets_dummynet_pipes_printed_and_is_not_run(tmp_path:
 
 def test_dummynet_lists_what_it_cannot_express() -> None:
     shaping = {"rate": 6_000_000, "delay": 150_400_000, "loss": 1.5, "queue": 50, "jitter": 2_000_000, "duplicate": 0.0}
-    assert dummynet_render.pipe_config(3, shaping) == "ipfw pipe 3 config bw 6000000bit/s delay 150ms plr 0.015 queue 50"
-    assert dummynet_render.unsupported(shaping) == ["jitter"]
+    assert dummynet.pipe_config(3, shaping) == "ipfw pipe 3 config bw 6000000bit/s delay 150ms plr 0.015 queue 50"
+    assert dummynet.unsupported(shaping) == ["jitter"]
 
 
 def test_only_the_emulator_may_be_freebsd(tmp_path: Path) -> None:
@@ -229,7 +232,7 @@ def test_on_one_virtual_time_the_start_falls_on_the_first_hosts_timer_tick(tmp_p
 
 def test_on_one_virtual_time_the_preflight_names_a_machine_whose_clock_was_set(tmp_path: Path,
                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from sctpbench.backends import clocksync
+    from sctpbench.backends.ansible import clocksync
 
     shared = _inventory(tmp_path, INVENTORY.replace(
         "clock: {bound: 2ms}", "clock: {bound: 2ms, shared: paced, epochs: {client: 100, server: 100, emu: 137}}"))

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from sctpbench import cli
-from sctpbench.backends import netns_render, registry, uml_guests
-from sctpbench.backends.base import Backend, Check, Report
+from sctpbench.backends import registry
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.protocol import Backend, Check, Report
+from sctpbench.backends.uml import guests as uml_guests
 from sctpbench.model import spec
 from sctpbench.model.errors import BackendError
 from sctpbench.orchestration import capabilities, clock

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends import uml, uml_kernel
+from sctpbench.backends.uml import backend as uml
+from sctpbench.backends.uml import kernel as uml_kernel
 from sctpbench.model import spec
 from sctpbench.model.errors import SpecError
 from sctpbench.orchestration import clock

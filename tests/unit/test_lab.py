@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sctpbench.backends import inventory as backend_inventory
+from sctpbench.backends.ansible import inventory as backend_inventory
 from sctpbench.lab import guests, inventory, layout, lifecycle, network, processes, state
 from sctpbench.lab.state import GuestState, LabRunning, LabState, SwitchState
 
@@ -77,7 +77,7 @@ def test_too_many_hosts_for_the_management_network() -> None:
 
 
 def test_the_guest_command_line_runs_in_the_labs_namespace_on_the_real_clock(tmp_path: Path) -> None:
-    from sctpbench.backends import uml_kernel
+    from sctpbench.backends.uml import kernel as uml_kernel
 
     kernel = uml_kernel.Kernel(binary=Path("/k/linux"), release="6.1", origin="project", time_travel=True,
                                modules=Path("/k"), config_sha256=None, detail="")
@@ -90,7 +90,7 @@ def test_the_guest_command_line_runs_in_the_labs_namespace_on_the_real_clock(tmp
 
 
 def test_on_virtual_time_every_nic_is_a_vswitch_port_and_the_guest_a_calendar_client(tmp_path: Path) -> None:
-    from sctpbench.backends import uml_kernel
+    from sctpbench.backends.uml import kernel as uml_kernel
 
     kernel = uml_kernel.Kernel(binary=Path("/k/linux"), release="6.1", origin="project", time_travel=True,
                                modules=Path("/k"), config_sha256=None, detail="")

@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends import mininet, mininet_topology, netns_render, registry, uml
+from sctpbench.backends import registry
+from sctpbench.backends.mininet import backend as mininet
+from sctpbench.backends.mininet import topology as mininet_topology
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.uml import backend as uml
 from sctpbench.model import spec
 from sctpbench.orchestration import capabilities
 from sctpbench.plan import build as planning
@@ -122,7 +126,7 @@ def test_registry_has_mininet_on_the_guests_clocks_and_auto_never_takes_it() -> 
     # Where mininet could run, so could uml, which auto prefers.
     assert capabilities.choose_backend("auto")[0] != "mininet"
     backend = registry.get("mininet")
-    assert backend.clocks == uml.Uml.clocks
+    assert backend.clocks == uml.UmlBackend.clocks
     checks = {c.name for c in backend.checks()}
     assert {"guest kernel for mininet", "mininet (Python package)", "bridge-utils (brctl)"} <= checks
     assert backend.render(_plan("failover.yaml"), "$RUN").startswith("# mininet backend")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends import netns_render
+from sctpbench.backends.netns import render as netns_render
 from sctpbench.model import spec
 from sctpbench.plan import build as plan
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends import uml_kernel
+from sctpbench.backends.uml import kernel as uml_kernel
 from sctpbench.model import spec
 from sctpbench.model.errors import SpecError
 from sctpbench.orchestration import capabilities
@@ -103,11 +103,11 @@ def test_a_variant_on_a_kernel_with_it_goes_ahead(tmp_path: Path, monkeypatch: p
 
 
 def test_the_netns_backend_looks_at_its_hosts_proc_sys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from sctpbench.backends import netns
+    from sctpbench.backends.netns import backend as netns
 
     (tmp_path / "max_burst").write_text("4\n")
     monkeypatch.setattr(netns, "SCTP_SYSCTLS", tmp_path)
-    missing, kernel = netns.Netns().missing_sysctls(["max_burst", "initial_cwnd_mtus"], "real")
+    missing, kernel = netns.NetnsBackend().missing_sysctls(["max_burst", "initial_cwnd_mtus"], "real")
     assert missing == ["initial_cwnd_mtus"] and "this host's kernel" in kernel
 
 

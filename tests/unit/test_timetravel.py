@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends.timetravel import MESSAGE, Calendar, Op
+from sctpbench.backends.uml.timetravel import MESSAGE, Calendar, Op
 
 MS = 1_000_000
 

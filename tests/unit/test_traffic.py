@@ -11,7 +11,7 @@ import pytest
 
 from sctpbench.analysis import store
 from sctpbench.analysis import traffic as analysis
-from sctpbench.backends import netns_render
+from sctpbench.backends.netns import render as netns_render
 from sctpbench.collectors import traffic as collectors
 from sctpbench.model import spec
 from sctpbench.model.errors import SpecError

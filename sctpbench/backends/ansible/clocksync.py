@@ -1,7 +1,7 @@
 """The clock preflight: how far each machine's time of day is from this host's, before a run.
 
 On the ansible backend a message is stamped at generation on one machine and at delivery
-on another (agents on CLOCK_REALTIME, hostpart.py), so every MTT carries the difference of
+on another (agents on CLOCK_REALTIME, share.py), so every MTT carries the difference of
 two clocks. Each machine is asked for its time a few times over one SSH session (a
 ping-pong, as NTP does it): its offset is its answer minus the middle of the round trip,
 known to within half the round trip; the round with the shortest trip is kept. A run is
@@ -23,7 +23,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass
 
-from sctpbench.backends.inventory import Inventory, Machine
+from sctpbench.backends.ansible.inventory import Inventory, Machine
 from sctpbench.model.errors import BackendError
 
 ROUNDS = 12

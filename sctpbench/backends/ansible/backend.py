@@ -8,7 +8,7 @@ and the interface that carries each of its paths. A run goes through the playboo
    part and the agent binary), the run's files and each machine's share (part.json);
    the agent's version read back;
 2. the clock preflight (clocksync.py): refused when the machines' clocks disagree;
-3. run.yml: every machine runs its share (hostpart.py) on one schedule of the time of
+3. run.yml: every machine runs its share (machine_share.py) on one schedule of the time of
    day, and sends back what it measured, also when it failed;
 4. clean.yml, always, also after a failure or Ctrl-C: nothing of the run stays.
 
@@ -36,16 +36,21 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sctpbench.backends import clocksync, dummynet_render, hostpart, inventory, netns_render
-from sctpbench.backends.base import Check, Report, installed_version
-from sctpbench.backends.inventory import Inventory
+from sctpbench.backends.ansible import clocksync, dummynet, inventory
+from sctpbench.backends.ansible import share as machine_share
+from sctpbench.backends.ansible.inventory import Inventory
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.protocol import Check, Report, installed_version
 from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.plan.data import Plan, Process
+from sctpbench.results import backend as results_backend
+from sctpbench.results import events as results_events
 from sctpbench.results import jsonfile
+from sctpbench.results import kernel as results_kernel
 
-PACKAGE = Path(__file__).resolve().parents[1]
+PACKAGE = Path(__file__).resolve().parents[2]
 PLAYBOOKS = PACKAGE.parent / "playbooks"
-# What a machine needs of the package: hostpart, hostclean and what they import.
+# What a machine needs of the package: share.py, clean.py and what they import.
 MACHINE_SIDE = ("__init__.py", "backends", "plan", "model")
 MERGED = ("events.jsonl", "kernel.json", "versions.json", "backend.json")
 NOT_RESULTS = ("plan.json", "part.json", "plan.sh", "host.json", "schedules", "signals")
@@ -85,18 +90,18 @@ def run_files(plan: Plan, run_dir: Path, into: Path) -> Path:
     return out
 
 
-def parts(plan: Plan, inv: Inventory, bundle_id: str) -> dict[str, hostpart.Part]:
+def parts(plan: Plan, inv: Inventory, bundle_id: str) -> dict[str, machine_share.Part]:
     """Every machine's share: the plan's host it plays and the interfaces it gives."""
     out = {}
     for host in plan.hosts:
         machine = inv.machine(host)
-        out[host] = hostpart.Part(machine=host, hosts=[host], interfaces=machine.interfaces,
+        out[host] = machine_share.Part(machine=host, hosts=[host], interfaces=machine.interfaces,
                                   agent=f"{inv.workdir}/bundles/{bundle_id}/bin/sctpbench-agent",
                                   modprobe_root=machine.modprobe_root)
     return out
 
 
-def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, hostpart.Part] | None,
+def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, machine_share.Part] | None,
                       plan_processes: Sequence[Process] = ()) -> dict[str, Any]:
     """The inventory as Ansible reads it (YAML/JSON), each host with its connection and share."""
     machines: dict[str, Any] = {}
@@ -111,7 +116,7 @@ def ansible_inventory(inv: Inventory, hosts: Sequence[str], shares: dict[str, ho
             entry["ansible_ssh_private_key_file"] = m.identity
         if shares is not None:
             entry["sb_part"] = asdict(shares[host])
-            entry["sb_has_agents"] = any(p.host == host and p.role in hostpart.AGENT_ROLES for p in plan_processes)
+            entry["sb_has_agents"] = any(p.host == host and p.role in machine_share.AGENT_ROLES for p in plan_processes)
         machines[host] = entry
     return {"all": {"hosts": machines}}
 
@@ -221,7 +226,7 @@ def _merge_events(run_dir: Path, shares: dict[str, Path]) -> None:
             else:
                 merged[key] = e
     events = sorted(merged.values(), key=lambda e: (e["scheduled_ns"], e["kind"]))
-    (run_dir / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    results_events.write(run_dir, events)
 
 
 def _merge_facts(run_dir: Path, shares: dict[str, Path], plan: Plan) -> None:
@@ -233,9 +238,9 @@ def _merge_facts(run_dir: Path, shares: dict[str, Path], plan: Plan) -> None:
     kernel["sysctl"] = {h: k.get("sysctl", {}).get(h, {}) for h, k in kernels.items()}
     kernel["qdisc"] = {h: k.get("qdisc", {}).get(h, []) for h, k in kernels.items()}
     kernel["machines"] = kernels
-    (run_dir / "kernel.json").write_text(json.dumps(kernel, indent=2) + "\n")
+    results_kernel.write_kernel(run_dir, kernel)
     version = dict(versions.get(first, {})) | {"machines": versions}
-    (run_dir / "versions.json").write_text(json.dumps(version, indent=2) + "\n")
+    results_kernel.write_versions(run_dir, version)
 
 
 def _merge_status(run_dir: Path, shares: dict[str, Path], plan: Plan) -> dict[str, Any]:
@@ -247,7 +252,7 @@ def _merge_status(run_dir: Path, shares: dict[str, Path], plan: Plan) -> dict[st
     status = {"ok": not errors and all(s.get("ok") for s in statuses.values()), "error": "; ".join(errors) or None,
               "t0_ns": t0, "t0_realtime_ns": t0, "clock": "CLOCK_REALTIME",
               "machines": statuses}
-    (run_dir / "backend.json").write_text(json.dumps(status, indent=2) + "\n")
+    results_backend.write(run_dir, status)
     return status
 
 
@@ -278,7 +283,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
         report(f"running on every machine; servers start in {inv.start_margin_ns / 1e9:g} s")
         started = time.monotonic()
         # Until the workload's end: the machines are left alone while they measure.
-        quiet_s = int((start_ns - time.time_ns() + hostpart.T0_DELAY_NS + plan.end_ns) / 1e9) + 1
+        quiet_s = int((start_ns - time.time_ns() + machine_share.T0_DELAY_NS + plan.end_ns) / 1e9) + 1
         r = books.run("run.yml", run_vars | {"sb_start_ns": start_ns, "sb_timeout_s": timeout_s, "sb_quiet_s": quiet_s,
                                               "sb_results": str(data_dir / "results")}, timeout_s=timeout_s + RUN_SLACK_S)
         facts["run_s"] = round(time.monotonic() - started, 1)
@@ -291,7 +296,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
         r = books.run("clean.yml")
         facts["clean_s"] = round(time.monotonic() - started, 1)
         facts["clean"] = r.status
-        (run_dir / "ansible.json").write_text(json.dumps(facts, indent=2) + "\n")
+        (run_dir / "ansible.json").write_text(jsonfile.text(facts))
         for sent in (books.bundle, Path(run_vars["sb_run_files"])):  # copies of what the run folder has
             sent.unlink(missing_ok=True)
 
@@ -330,8 +335,8 @@ def start_moment(inv: Inventory, first_host: str, now_ns: int) -> int:
     return start
 
 
-class Ansible:
-    """The ansible backend as the registry knows it (base.Backend)."""
+class AnsibleBackend:
+    """The ansible backend as the registry knows it (protocol.Backend)."""
 
     name = "ansible"
     # paced: only where the inventory's machines share one virtual time (a lab on virtual time).
@@ -368,7 +373,7 @@ class Ansible:
         inv, why = self._inventory()
         if inv is None:
             raise BackendError(why)
-        agent = Path(next(p.argv[0] for p in plan.processes if p.role in hostpart.AGENT_ROLES))
+        agent = Path(next(p.argv[0] for p in plan.processes if p.role in machine_share.AGENT_ROLES))
         run_plan(plan, run_dir, report, inv, agent)
 
     def missing_sysctls(self, names: Sequence[str], clock: str) -> tuple[list[str], str]:
@@ -381,14 +386,14 @@ class Ansible:
                f"# inventory: {inv.path if inv else why}"]
         for host in plan.hosts:
             machine = inv.machines.get(host) if inv else None
-            part = hostpart.Part(machine=host, hosts=[host], interfaces=machine.interfaces if machine else {},
+            part = machine_share.Part(machine=host, hosts=[host], interfaces=machine.interfaces if machine else {},
                                  agent="$WORKDIR/bundles/ID/bin/sctpbench-agent")
             out.append(f"# on {host} ({machine.address if machine else 'no machine in the inventory'}), as root:")
             if machine is not None and machine.system == "freebsd":
-                out += dummynet_render.render(plan, machine.interfaces)
+                out += dummynet.render(plan, machine.interfaces)
                 continue
             try:
-                out += [c.render() for c in hostpart.local_setup(plan, part)]
+                out += [c.render() for c in machine_share.local_setup(plan, part)]
             except BackendError as e:
                 out.append(f"# {e}")
         out.append("# then every machine starts its processes and applies its part of the timeline on the time of day")

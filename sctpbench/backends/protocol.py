@@ -3,8 +3,8 @@
 A backend turns a backend-neutral plan into a running network and back into nothing.
 The orchestration (runner, campaign, `sctpbench check`, clock choice) sees only this
 protocol and finds backends by name in `registry.py`, so adding one (Mininet, Ansible
-hosts) is a new module here plus a line in the registry. What a backend must leave in a
-run folder is written down once, in `results/files.py`.
+hosts) is a folder of its own whose backend.py implements it, plus a line in the
+registry. What a backend must leave in a run folder is written down once, in `results/files.py`.
 """
 
 from __future__ import annotations

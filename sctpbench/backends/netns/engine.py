@@ -1,8 +1,14 @@
-"""The `netns` backend: realise a plan on the kernel this process runs on, run it, tear it down.
+"""The netns engine: realise a plan on the kernel this process runs on, run it, tear it down.
 
-Runs as root, either on a host whose kernel has SCTP and netem or as the workload of the
-User-Mode Linux guest (see uml.py). Standard library only, because the guest's process
-start is slow and every import counts.
+Runs as root, either on a host whose kernel has SCTP and netem (the netns backend,
+backend.py) or inside a User-Mode Linux guest (the uml backend runs it through entry.py).
+Standard library only, because the guest's process start is slow and every import counts.
+
+What of the plan it realises, and on whose clock, is its `Share`: the whole plan on this
+kernel's CLOCK_MONOTONIC (`WholePlan`), or one machine's hosts on the time of day (the
+ansible backend's machines, backends/ansible/share.py). A backend that makes the hosts
+and wires its own way (Mininet) is a subclass that builds them before `build` runs the
+share's setup commands and removes them after `teardown`.
 
 The files it leaves in the run folder, and their content, are listed in results/files.py.
 """
@@ -11,29 +17,30 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import os
 import queue
 import re
 import resource
 import select
 import signal
-import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, Any, Protocol, TextIO
 
-from sctpbench.backends import netns_render, stops
-from sctpbench.backends.base import Check
-from sctpbench.backends.netns_render import NsCommand
+from sctpbench.backends import stops
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.netns.render import NsCommand
 from sctpbench.model import sctp_params
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, Process, TimedAction
 from sctpbench.results import backend as results_backend
+from sctpbench.results import events as results_events
+from sctpbench.results import jsonfile
+from sctpbench.results import kernel as results_kernel
 
 Report = Callable[[str], None]
 
@@ -166,20 +173,114 @@ class Managed:
         self.proc.stdin.flush()
 
 
+class Share(Protocol):
+    """What of the plan one engine realises, and on whose clock: the engine's extension point.
+
+    Every method has the whole plan's answer in `WholePlan`; the ansible backend's machine
+    share (backends/ansible/share.py) narrows it to one machine's hosts on the time of day.
+    """
+
+    def now(self) -> int:
+        """The run's clock: its timeline's, its agents' and its records' (results/files.py)."""
+        ...
+
+    def realtime_of(self, t: int) -> int:
+        """The time of day at `t` of the run's clock."""
+        ...
+
+    def namespaces(self, plan: Plan) -> dict[str, str]:
+        """host → namespace of the hosts realised here."""
+        ...
+
+    def setup_commands(self, plan: Plan) -> list[NsCommand]:
+        """The commands that build the network, in order."""
+        ...
+
+    def timeline(self, plan: Plan) -> list[TimedAction]:
+        """The actions applied here."""
+        ...
+
+    def agent_binary(self, plan: Plan) -> str:
+        """The agent program on this machine (its --version goes to versions.json)."""
+        ...
+
+    def process_argv(self, plan: Plan, p: Process, run_dir: Path) -> list[str]:
+        """The command line that starts one process in its host's namespace."""
+        ...
+
+    def start_processes(self, engine: NetnsEngine) -> int:
+        """Start the processes realised here (engine.start_process); return t0 on the run's clock."""
+        ...
+
+    def wait_for_peers(self, engine: NetnsEngine, t0: int) -> None:
+        """Once the engine's own agents ended as their associations did: whatever else
+        must end before teardown (agents whose peer is on another machine)."""
+        ...
+
+    def release(self, engine: NetnsEngine) -> None:
+        """At teardown, once every process is stopped and before the namespaces go:
+        give back what the setup took from the machine."""
+        ...
+
+
+@dataclass(frozen=True)
+class WholePlan:
+    """Every host of the plan on this kernel, on its CLOCK_MONOTONIC (the netns, uml and mininet backends)."""
+
+    # The function itself, not a method calling it: the timeline reads the clock often, and
+    # on virtual time every read and every Python frame around it can move the run by µs.
+    now = staticmethod(_now)
+
+    def realtime_of(self, t: int) -> int:
+        return _realtime_at(t)
+
+    def namespaces(self, plan: Plan) -> dict[str, str]:
+        return netns_render.namespaces(plan)
+
+    def setup_commands(self, plan: Plan) -> list[NsCommand]:
+        """Namespaces and veth pairs in this kernel."""
+        return netns_render.setup(plan)
+
+    def timeline(self, plan: Plan) -> list[TimedAction]:
+        return plan.timeline
+
+    def agent_binary(self, plan: Plan) -> str:
+        return next(p.argv[0] for p in plan.processes if p.role != "capture")
+
+    def process_argv(self, plan: Plan, p: Process, run_dir: Path) -> list[str]:
+        return netns_render.process_argv(plan, p, str(run_dir))
+
+    def start_processes(self, engine: NetnsEngine) -> int:
+        """Every process, each once the one before is ready."""
+        for p in engine.plan.processes:
+            engine.start_process(p)
+        engine.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
+        return self.now() + T0_LEAD_NS
+
+    def wait_for_peers(self, engine: NetnsEngine, t0: int) -> None:
+        pass  # every peer is on this kernel: the engine waited for it
+
+    def release(self, engine: NetnsEngine) -> None:
+        pass  # the setup took nothing of the machine's that deleting the namespaces does not give back
+
+
 @dataclass
-class NetnsBackend:
+class NetnsEngine:
     plan: Plan
     run_dir: Path
     report: Report
     modprobe_root: str | None = None
+    share: Share = field(default_factory=WholePlan)
     agents: dict[str, Managed] = field(default_factory=dict)
     sessions: dict[tuple[str, str], BatchSession] = field(default_factory=dict)
     created_ns: list[str] = field(default_factory=list)
     restore_sysctls: list[str] = field(default_factory=list)
-    # The clock of the run's timeline, its agents and its records (results/files.py): this kernel's
-    # CLOCK_MONOTONIC, unless the agents of one run are on several machines (hostpart.py).
-    now: Callable[[], int] = field(default=_now)
+    # The run's clock: the share's (a field, so that reading it costs no extra call).
+    now: Callable[[], int] = field(init=False)
     _logs: list[TextIO] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.now = self.share.now
 
     # ------------------------------------------------------------------ build
 
@@ -189,18 +290,13 @@ class NetnsBackend:
         if self.plan.traffic:
             (self.run_dir / "traffic").mkdir(exist_ok=True)
         self.report("building the network")
-        for group in _batches(self.setup_commands()):
-            self._execute(group)
-        self._write_json("kernel.json", self._read_back())
-        self._write_json("versions.json", self._versions())
+        for group in _batches(self.share.setup_commands(self.plan)):
+            self.execute(group)
+        results_kernel.write_kernel(self.run_dir, self._read_back())
+        results_kernel.write_versions(self.run_dir, self._versions())
 
-    def setup_commands(self) -> list[NsCommand]:
-        """The commands that build the network, in order: here namespaces and veth pairs in
-        this kernel; a backend that makes hosts and wires its own way (Mininet, machines
-        provisioned by Ansible) gives its own list."""
-        return netns_render.setup(self.plan)
-
-    def _execute(self, group: list[NsCommand]) -> None:
+    def execute(self, group: list[NsCommand]) -> None:
+        """Run consecutive commands of one tool and namespace (one batch process where the tool has batches)."""
         first = group[0]
         if first.tool == "modprobe":
             argv = ["modprobe"] + (["-d", self.modprobe_root] if self.modprobe_root else []) + first.args
@@ -231,21 +327,21 @@ class NetnsBackend:
 
     def _read_back(self) -> dict[str, object]:
         sysctls: dict[str, dict[str, str]] = {}
-        for host, ns in self.namespaces().items():
+        for host, ns in self.share.namespaces(self.plan).items():
             # -e: a stack variant's sysctl is read back where the kernel has it, skipped where not.
             out = _check(["ip", "netns", "exec", ns, "sysctl", "-e", *[f"net.sctp.{k}" for k in sctp_params.READ_BACK_SYSCTLS]])
             sysctls[host] = dict(
                 (k.strip().removeprefix("net.sctp."), v.strip()) for k, _, v in (line.partition("=") for line in out.splitlines())
             )
         qdiscs = {
-            host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in self.namespaces().items()
+            host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in self.share.namespaces(self.plan).items()
         }
         kernel_wide = _check(["sysctl", "net.sctp.sctp_rmem", "net.sctp.sctp_wmem", "net.core.rmem_default",
                               "net.core.wmem_default"]).splitlines()
         return {"sysctl": sysctls, "sysctl_kernel_wide": kernel_wide, "qdisc": qdiscs, "hz": _kernel_hz()}
 
     def _versions(self) -> dict[str, str | None]:
-        agent = self.agent_binary()
+        agent = self.share.agent_binary(self.plan)
         return {
             "kernel_release": os.uname().release,
             "kernel_version": os.uname().version,
@@ -258,61 +354,38 @@ class NetnsBackend:
 
     # ------------------------------------------------------------------ run
 
-    # -- what a backend built on this one narrows or replaces (hostpart.py: one machine's share)
-
-    def namespaces(self) -> dict[str, str]:
-        """host → namespace of the hosts this backend realises."""
-        return netns_render.namespaces(self.plan)
-
-    def timeline(self) -> list[TimedAction]:
-        return self.plan.timeline
-
-    def agent_binary(self) -> str:
-        return next(p.argv[0] for p in self.plan.processes if p.role != "capture")
-
-    def process_argv(self, p: Process) -> list[str]:
-        return netns_render.process_argv(self.plan, p, str(self.run_dir))
-
-    def start_processes(self) -> int:
-        """Start every process, each once the one before is ready; return t0."""
-        for p in self.plan.processes:
-            self._start(p.name, self.process_argv(p), p.ready_line, p.role == "capture")
-        self.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
-        return self.now() + T0_LEAD_NS
-
-    def realtime_of(self, t: int) -> int:
-        """The time of day at `t` of the run's clock."""
-        return _realtime_at(t)
-
     def run(self) -> None:
-        for tool, host in sorted({(t.commands[0].tool, host) for t in self.timeline() if t.commands for host, _ in t.confirm}):
+        timeline = self.share.timeline(self.plan)
+        for tool, host in sorted({(t.commands[0].tool, host) for t in timeline if t.commands for host, _ in t.confirm}):
             ns = netns_render.namespace(self.plan, host)
             self.sessions[tool, host] = BatchSession(tool, ns, self._open(f"{tool}-{ns}.log"), self.now)
-        t0 = self.start_processes()
+        t0 = self.share.start_processes(self)
         # The wall-clock time of t0 lets telemetry stamp points with real time, the same
         # way live and when pushed later (a UML guest's wall clock is the host's).
-        self._write_json("backend.json", {"ok": None, "t0_ns": t0, "t0_realtime_ns": self.realtime_of(t0)})
-        events = self._open("events.jsonl")
-        for action in self.timeline():
+        results_backend.write(self.run_dir, {"ok": None, "t0_ns": t0, "t0_realtime_ns": self.share.realtime_of(t0)})
+        events = self._open(results_events.NAME)
+        for action in timeline:
             record = self._apply(action, t0)
-            events.write(json.dumps(record) + "\n")
+            events.write(results_events.line(record))
             events.flush()
             if action.kind != "start":
                 detail = f" {action.detail}" if action.detail else ""
                 lag_ms = record["lag_ns"] / 1e6
                 self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target}{detail} (lag {lag_ms:.2f} ms)")
         self._wait_agents(t0)
+        self.share.wait_for_peers(self, t0)
         self._wait_traffic(t0)
 
-    def _start(self, name: str, argv: list[str], ready: str, merge_stderr: bool) -> None:
+    def start_process(self, p: Process) -> None:
         """Start a process in its namespace and wait until its output shows it is ready.
 
         tcpdump announces itself on stderr, so for captures stderr joins stdout.
         """
+        name, ready = p.name, p.ready_line
         stderr = self._open(f"records/{name}.stderr")
         proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merge_stderr else stderr,
+            self.share.process_argv(self.plan, p, self.run_dir),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if p.role == "capture" else stderr,
             text=True, bufsize=1,
         )
         assert proc.stdout
@@ -329,7 +402,7 @@ class NetnsBackend:
             for name in action.agents:
                 self.agents[name].command((action.control or "").format(t=scheduled))
             return _event(action, scheduled, issued, scheduled)
-        _sleep_until(scheduled, self.now)
+        sleep_until(scheduled, self.now)
         issued = self.now()
         if action.kind == GO:
             # A waiting sender (iperf3 under its shell) runs once told: no answer to wait for.
@@ -360,16 +433,16 @@ class NetnsBackend:
         deadline_ns = t0 + self.plan.end_ns + self.plan.drain_timeout_ns + 10_000_000_000
         deadline_s = (deadline_ns - self.now()) / 1e9
         for assoc in self.plan.associations:
-            if assoc.client_agent not in self.agents:  # on another machine (hostpart.py)
+            if assoc.client_agent not in self.agents:  # on another machine (the share's to wait for)
                 continue
             client = self.agents[assoc.client_agent]
-            self._wait_exit(client, max((deadline_ns - self.now()) / 1e9, 1.0), f"the client agent {client.name}",
-                            f"did not finish within {deadline_s:.0f} s of t0+end")
+            self.wait_exit(client, max((deadline_ns - self.now()) / 1e9, 1.0), f"the client agent {client.name}",
+                           f"did not finish within {deadline_s:.0f} s of t0+end")
         for assoc in self.plan.associations:
             if assoc.server_agent not in self.agents or assoc.client_agent not in self.agents:
-                continue  # a server whose client is on another machine: hostpart.py waits for it
+                continue  # a server whose client is on another machine: the share waits for it
             server = self.agents[assoc.server_agent]
-            self._wait_exit(server, 10, f"the server agent {server.name}", "did not see the association end within 10 s")
+            self.wait_exit(server, 10, f"the server agent {server.name}", "did not see the association end within 10 s")
 
     def _wait_traffic(self, t0: int) -> None:
         """Every competing flow's sender until its end, then its receiver: iperf3's server
@@ -378,17 +451,17 @@ class NetnsBackend:
             if flow.client_process not in self.agents:
                 continue
             deadline_s = (t0 + flow.end_ns + TRAFFIC_GRACE_NS - self.now()) / 1e9
-            self._wait_exit(self.agents[flow.client_process], max(deadline_s, 1.0), f"the {flow.kind} flow {flow.name}'s sender",
-                            f"did not finish within {TRAFFIC_GRACE_NS / 1e9:g} s of its end")
+            self.wait_exit(self.agents[flow.client_process], max(deadline_s, 1.0), f"the {flow.kind} flow {flow.name}'s sender",
+                           f"did not finish within {TRAFFIC_GRACE_NS / 1e9:g} s of its end")
         for flow in self.plan.traffic:
             if flow.server_process not in self.agents:
                 continue
             receiver = self.agents[flow.server_process]
             if flow.kind == "udp":
                 receiver.command("stop")
-            self._wait_exit(receiver, 10, f"the {flow.kind} flow {flow.name}'s receiver", "did not end within 10 s")
+            self.wait_exit(receiver, 10, f"the {flow.kind} flow {flow.name}'s receiver", "did not end within 10 s")
 
-    def _wait_exit(self, process: Managed, timeout_s: float, who: str, late: str) -> None:
+    def wait_exit(self, process: Managed, timeout_s: float, who: str, late: str) -> None:
         """Wait for a process to exit 0; otherwise say who was late or how it failed."""
         try:
             code = process.proc.wait(timeout=timeout_s)
@@ -409,6 +482,7 @@ class NetnsBackend:
     def teardown(self) -> None:
         for agent in self.agents.values():
             _stop(agent.proc)
+        self.share.release(self)
         for session in self.sessions.values():
             session.close()
         for ns in reversed(self.created_ns):
@@ -428,8 +502,9 @@ class NetnsBackend:
         self._logs.append(f)
         return f
 
-    def _write_json(self, name: str, data: object) -> None:
-        (self.run_dir / name).write_text(json.dumps(data, indent=2) + "\n")
+    def write_json(self, name: str, data: object) -> None:
+        """A file of the run folder that only this engine's kind writes (files.py lists each)."""
+        (self.run_dir / name).write_text(jsonfile.text(data))
 
 
 def _event(action: TimedAction, scheduled: int, issued: int, applied: int) -> dict[str, object]:
@@ -488,7 +563,7 @@ def _stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
                 pass
 
 
-def _sleep_until(t_ns: int, now: Callable[[], int] = _now) -> None:
+def sleep_until(t_ns: int, now: Callable[[], int] = _now) -> None:
     # Sleep to within 2 ms, then spin: the guest's timer slack would otherwise add lag.
     while (left := t_ns - now()) > 2_000_000:
         time.sleep((left - 2_000_000) / 1e9)
@@ -536,18 +611,18 @@ def _kernel_hz() -> int | None:
 
 def run_plan(plan: Plan, run_dir: Path, report: Report, modprobe_root: str | None = None) -> None:
     """Build, run and always tear down; backend.json says how it ended."""
-    run_backend(NetnsBackend(plan, run_dir, report, modprobe_root))
+    run_engine(NetnsEngine(plan, run_dir, report, modprobe_root))
 
 
-def run_backend(backend: NetnsBackend) -> None:
-    """Build, run and always tear down this backend (or one built on it); backend.json says how it ended."""
+def run_engine(engine: NetnsEngine) -> None:
+    """Build, run and always tear down this engine (or one built on it); backend.json says how it ended."""
     _open_files_to_the_hard_limit()
-    run_dir = backend.run_dir
+    run_dir = engine.run_dir
     status: dict[str, object] = {"ok": False, "error": None}
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        backend.build()
-        backend.run()
+        engine.build()
+        engine.run()
         status["ok"] = True
     except (BackendError, OSError) as e:
         # A full disk kills the agents first, often with no room left to say why.
@@ -560,7 +635,7 @@ def run_backend(backend: NetnsBackend) -> None:
         status["error"] = stops.reason(stop)
         raise
     finally:
-        backend.teardown()
+        engine.teardown()
         signal.signal(signal.SIGTERM, previous)
         _write_status(run_dir, status)
 
@@ -583,66 +658,3 @@ def _write_status(run_dir: Path, status: dict[str, object]) -> None:
 def _raise_interrupt(signum: int, frame: object) -> None:
     raise stops.Terminated
 
-
-IPPROTO_SCTP = 132
-SCTP_SYSCTLS = Path("/proc/sys/net/sctp")
-
-
-def host_sctp() -> Check:
-    try:
-        socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_SCTP).close()
-    except OSError as e:
-        return Check("host kernel SCTP", False, f"socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP): {e.strerror}")
-    return Check("host kernel SCTP", True, "socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP) works")
-
-
-def host_netem() -> Check:
-    release = os.uname().release
-    if Path("/sys/module/sch_netem").exists():
-        return Check("host netem", True, "sch_netem loaded")
-    r = subprocess.run(["modprobe", "-n", "sch_netem"], capture_output=True, text=True) if _which("modprobe") else None
-    if r is not None and r.returncode == 0:
-        return Check("host netem", True, "sch_netem can be loaded")
-    return Check("host netem", False, f"no sch_netem module for kernel {release}")
-
-
-def host_root() -> Check:
-    return Check("root on the host", os.geteuid() == 0, "needed by the netns backend to create namespaces")
-
-
-def _which(cmd: str) -> bool:
-    return any((Path(d) / cmd).exists() for d in os.environ.get("PATH", "/usr/sbin:/usr/bin").split(":"))
-
-
-class Netns:
-    """The netns backend as the registry knows it (base.Backend)."""
-
-    name = "netns"
-    clocks = ("real",)
-
-    def checks(self) -> list[Check]:
-        return [host_sctp(), host_netem(), host_root()]
-
-    def available(self, clock: str | None = None) -> tuple[bool, str]:
-        if clock is not None and clock not in self.clocks:
-            return False, "the netns backend runs on the host's own clock"
-        missing = "; ".join(f"{c.name}: {c.detail}" for c in self.checks() if not c.ok)
-        return (False, f"needs host kernel SCTP, netem and root: {missing}") if missing else (True, "")
-
-    def run_plan(self, plan: Plan, run_dir: Path, report: Report) -> None:
-        run_plan(plan, run_dir, report)
-
-    def missing_sysctls(self, names: Sequence[str], clock: str) -> tuple[list[str], str]:
-        # net.sctp.* exists once sctp is loaded (host_sctp's socket loads it).
-        return [n for n in names if not (SCTP_SYSCTLS / n).exists()], f"this host's kernel {os.uname().release}"
-
-    def render(self, plan: Plan, run_dir: str) -> str:
-        return netns_render.render(plan, run_dir)
-
-    def host_facts(self) -> dict[str, str]:
-        return {}
-
-    def reap(self, run_id: str, owner_pid: int) -> None:
-        # Namespaces a killed run created keep their names (sb-<run id>-<host>), but a
-        # namespace of that name may be another live run's: left for a person to remove.
-        pass

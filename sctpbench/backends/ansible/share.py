@@ -3,12 +3,12 @@
 The playbooks copy the plan and this package to every machine and start this module on
 each, with `part.json` saying which of the plan's hosts the machine plays, which of its
 interfaces carries each of the plan's, and when the run starts. The machine then does
-what the netns backend does in one kernel, restricted to its own hosts:
+what the netns engine does in one kernel, restricted to its own hosts:
 
 - each of its hosts is a namespace on the machine, as on the netns backend; a `wire`
   becomes the machine's own interface (the cable to the other machine or the emulator)
   moved into that namespace and given the plan's name and MAC. The interface keeps its
-  old name in its alias (`sctpbench:eth1`), so teardown, or `hostclean` after a run
+  old name in its alias (`sctpbench:eth1`), so teardown, or clean.py after a run
   that was killed, gives it back under that name;
 - only its own processes, and only the timeline actions that touch its hosts;
 - every machine keeps to one schedule on the time of day, which the orchestrator
@@ -16,6 +16,10 @@ what the netns backend does in one kernel, restricted to its own hosts:
   clients `CLIENT_DELAY_NS` later, and t0 is `T0_DELAY_NS` after the start. Agents
   stamp CLOCK_REALTIME (`--clock realtime`), so a message's generation on one machine
   and its delivery on another can be subtracted; so do events.jsonl and backend.json.
+
+It is the netns engine (backends/netns/engine.py) given a `MachineShare`: the engine's
+extension point says which hosts, commands, actions and processes are this machine's, on
+whose clock, when the processes start, what else to wait for and what to give back.
 
 Standard library only: it runs with the machine's own python3.
 """
@@ -30,8 +34,10 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sctpbench.backends import guest, netns, netns_render
-from sctpbench.backends.netns_render import NsCommand
+from sctpbench.backends.netns import entry
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.netns.engine import NetnsEngine, run_engine, sleep_until
+from sctpbench.backends.netns.render import NsCommand
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, Process, TimedAction
 
@@ -40,7 +46,7 @@ from sctpbench.plan.data import Plan, Process, TimedAction
 CLIENT_DELAY_NS = 3_000_000_000
 # t0 after the start: every client has brought its association up.
 T0_DELAY_NS = 6_000_000_000
-# How long a server may take to see its association end after its client is done (netns.py: 10 s).
+# How long a server may take to see its association end after its client is done (netns/engine.py: 10 s).
 SERVER_GRACE_NS = 10_000_000_000
 ALIAS_PREFIX = "sctpbench:"  # an adopted interface's alias: its name on the machine
 DONE = "done"  # the file run.yml puts in a machine's run folder once every endpoint machine is done
@@ -62,10 +68,6 @@ class Part:
     @classmethod
     def read(cls, path: Path) -> Part:
         return cls(**json.loads(path.read_text()))
-
-
-def _realtime() -> int:
-    return time.time_ns()
 
 
 def adopt(plan: Plan, host: str, plan_if: str, mac: str, machine_if: str) -> list[NsCommand]:
@@ -127,95 +129,88 @@ def local_timeline(plan: Plan, hosts: list[str], agents: set[str]) -> list[Timed
     return out
 
 
-@dataclass
-class HostPart(netns.NetnsBackend):
-    """The netns backend narrowed to one machine's hosts, on the time of day."""
+@dataclass(frozen=True)
+class MachineShare:
+    """The netns engine's share on one machine: its hosts, on the time of day (engine.Share)."""
 
-    part: Part | None = None
+    part: Part
 
-    def __post_init__(self) -> None:
-        self.now = _realtime
-
-    @property
-    def share(self) -> Part:
-        assert self.part is not None
-        return self.part
-
-    def namespaces(self) -> dict[str, str]:
-        return {h: ns for h, ns in super().namespaces().items() if h in self.share.hosts}
-
-    def setup_commands(self) -> list[NsCommand]:
-        return local_setup(self.plan, self.share)
-
-    def timeline(self) -> list[TimedAction]:
-        mine = {p.name for p in self.plan.processes if p.host in self.share.hosts}
-        return local_timeline(self.plan, self.share.hosts, mine)
-
-    def agent_binary(self) -> str:
-        return self.share.agent
-
-    def process_argv(self, p: Process) -> list[str]:
-        argv = super().process_argv(p)
-        if p.role in AGENT_ROLES:
-            at = argv.index(p.argv[0])
-            argv = argv[:at] + [self.share.agent, p.argv[1], "--clock", "realtime"] + argv[at + 2:]
-        return argv
-
-    def start_processes(self) -> int:
-        start = self.share.start_ns
-        if (late := self.now() - start) > 0:
-            raise BackendError(f"{self.share.machine} was ready {late / 1e9:.1f} s after the planned start: "
-                               f"raise start_margin in the inventory")
-        local = [p for p in self.plan.processes if p.host in self.share.hosts]
-        for first, at in ((True, start), (False, start + CLIENT_DELAY_NS)):
-            netns._sleep_until(at, self.now)
-            for p in local:
-                if (p.role in SERVER_ROLES) == first:
-                    self._start(p.name, self.process_argv(p), p.ready_line, p.role == "capture")
-        self.report(f"{self.share.machine}: processes up")
-        return start + T0_DELAY_NS
+    def now(self) -> int:
+        return time.time_ns()
 
     def realtime_of(self, t: int) -> int:
         return t
 
-    def _wait_agents(self, t0: int) -> None:
+    def namespaces(self, plan: Plan) -> dict[str, str]:
+        return {h: ns for h, ns in netns_render.namespaces(plan).items() if h in self.part.hosts}
+
+    def setup_commands(self, plan: Plan) -> list[NsCommand]:
+        return local_setup(plan, self.part)
+
+    def timeline(self, plan: Plan) -> list[TimedAction]:
+        mine = {p.name for p in plan.processes if p.host in self.part.hosts}
+        return local_timeline(plan, self.part.hosts, mine)
+
+    def agent_binary(self, plan: Plan) -> str:
+        return self.part.agent
+
+    def process_argv(self, plan: Plan, p: Process, run_dir: Path) -> list[str]:
+        argv = netns_render.process_argv(plan, p, str(run_dir))
+        if p.role in AGENT_ROLES:
+            at = argv.index(p.argv[0])
+            argv = argv[:at] + [self.part.agent, p.argv[1], "--clock", "realtime"] + argv[at + 2:]
+        return argv
+
+    def start_processes(self, engine: NetnsEngine) -> int:
+        start = self.part.start_ns
+        if (late := self.now() - start) > 0:
+            raise BackendError(f"{self.part.machine} was ready {late / 1e9:.1f} s after the planned start: "
+                               f"raise start_margin in the inventory")
+        local = [p for p in engine.plan.processes if p.host in self.part.hosts]
+        for first, at in ((True, start), (False, start + CLIENT_DELAY_NS)):
+            sleep_until(at, self.now)
+            for p in local:
+                if (p.role in SERVER_ROLES) == first:
+                    engine.start_process(p)
+        engine.report(f"{self.part.machine}: processes up")
+        return start + T0_DELAY_NS
+
+    def wait_for_peers(self, engine: NetnsEngine, t0: int) -> None:
         """A server whose client is on another machine ends when that client is done: wait as
         long as the client may take, then as long as a server may after its client. A machine
         without agents (the emulator) carries the others' traffic until they are all done."""
-        super()._wait_agents(t0)  # the clients here, and servers whose client was here
-        deadline_ns = t0 + self.plan.end_ns + self.plan.drain_timeout_ns + 10_000_000_000 + SERVER_GRACE_NS
-        if not any(p.host in self.share.hosts and p.role in AGENT_ROLES for p in self.plan.processes):
-            self._hold(deadline_ns)
-        for assoc in self.plan.associations:
-            server = self.agents.get(assoc.server_agent)
-            if server is not None and assoc.client_agent not in self.agents:
-                self._wait_exit(server, max((deadline_ns - self.now()) / 1e9, 1.0), f"the server agent {server.name}",
-                                "did not see the association end")
+        plan = engine.plan
+        deadline_ns = t0 + plan.end_ns + plan.drain_timeout_ns + 10_000_000_000 + SERVER_GRACE_NS
+        if not any(p.host in self.part.hosts and p.role in AGENT_ROLES for p in plan.processes):
+            self._hold(engine.run_dir, deadline_ns)
+        for assoc in plan.associations:
+            server = engine.agents.get(assoc.server_agent)
+            if server is not None and assoc.client_agent not in engine.agents:
+                engine.wait_exit(server, max((deadline_ns - self.now()) / 1e9, 1.0), f"the server agent {server.name}",
+                                 "did not see the association end")
 
-    def _hold(self, deadline_ns: int) -> None:
+    def _hold(self, run_dir: Path, deadline_ns: int) -> None:
         """Until run.yml says every endpoint is done (the file `done` in the run folder), or the
         latest they could be: an emulator torn down early would cut the paths under them."""
-        while self.now() < deadline_ns and not (self.run_dir / DONE).exists():
+        while self.now() < deadline_ns and not (run_dir / DONE).exists():
             time.sleep(0.2)
 
-    def teardown(self) -> None:
-        for agent in self.agents.values():
-            netns._stop(agent.proc)
-        for host, plan_if, _, machine_if in wire_ends(self.plan, self.share):
-            for argv in give_back(netns_render.namespace(self.plan, host), plan_if, machine_if):
+    def release(self, engine: NetnsEngine) -> None:
+        """The machine's interfaces back under their own names (the engine then deletes the namespaces)."""
+        for host, plan_if, _, machine_if in wire_ends(engine.plan, self.part):
+            for argv in give_back(netns_render.namespace(engine.plan, host), plan_if, machine_if):
                 subprocess.run(argv, capture_output=True)
-        super().teardown()
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sctpbench-hostpart", description="run one machine's share of a plan")
+    parser = argparse.ArgumentParser(prog="sctpbench-machine-share", description="run one machine's share of a plan")
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--start-ns", type=int, required=True, help="time of day (ns) the servers start at")
     args = parser.parse_args(argv)
     plan = Plan.from_json((args.run_dir / "plan.json").read_text())
     part = replace(Part.read(args.run_dir / "part.json"), start_ns=args.start_ns)
-    backend = HostPart(plan, args.run_dir, guest.report, part.modprobe_root, part=part)
-    return guest.entry(lambda: netns.run_backend(backend), part.machine)
+    engine = NetnsEngine(plan, args.run_dir, entry.report, part.modprobe_root, share=MachineShare(part))
+    return entry.entry(lambda: run_engine(engine), part.machine)
 
 
 if __name__ == "__main__":

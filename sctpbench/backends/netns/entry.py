@@ -1,8 +1,10 @@
-"""Entry point inside the guest (or on a capable host): run the plan in a run folder.
+"""The netns engine as a command: run the plan in a run folder on this kernel.
 
-Prints `SB-PROGRESS text` lines for the host to show and exits 0 on success, 1 when the
-backend failed (backend.json holds the reason), 130 when interrupted. The backends built on
-the netns backend (mininet_guest.py, hostpart.py) speak the same lines through `entry`.
+`python -m sctpbench.backends.netns.entry RUN_DIR --modprobe-root DIR` is what the uml
+backend's guest runs (uml/init.sh). It prints `SB-PROGRESS text` lines for the host to
+show and exits 0 on success, 1 when the engine failed (backend.json holds the reason),
+130 when interrupted. The commands built on the engine (backends/mininet/engine.py,
+backends/ansible/share.py) speak the same lines through `entry`.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sctpbench.backends import netns, stops
+from sctpbench.backends import stops
+from sctpbench.backends.netns import engine
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
 
-RunPlan = Callable[[Plan, Path, netns.Report, str | None], None]
+RunPlan = Callable[[Plan, Path, engine.Report, str | None], None]
 
 
 def report(text: str) -> None:
@@ -38,7 +41,7 @@ def entry(run: Callable[[], None], who: str = "") -> int:
     return 0
 
 
-def main(argv: list[str] | None = None, prog: str = "sctpbench-guest", run_plan: RunPlan = netns.run_plan) -> int:
+def main(argv: list[str] | None = None, prog: str = "sctpbench-guest", run_plan: RunPlan = engine.run_plan) -> int:
     parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--modprobe-root")

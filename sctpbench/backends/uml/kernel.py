@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sctpbench.backends.base import installed_version
+from sctpbench.backends.protocol import installed_version
+from sctpbench.backends.uml.boot import PROJECT_ROOT
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FRAGMENT = PROJECT_ROOT / "kernel" / "uml.config"
 BUILD_SCRIPT = PROJECT_ROOT / "scripts" / "build-kernel"
 PATCHES = PROJECT_ROOT / "kernel" / "patches"

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sctpbench.backends import netns_render
-from sctpbench.backends.netns_render import NsCommand
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.netns.render import NsCommand
 from sctpbench.plan.data import Command, Plan
 
 # Host names are lower-case letters and digits (model/fields.py: NAME_PATTERN): a dash

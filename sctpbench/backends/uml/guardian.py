@@ -35,7 +35,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from sctpbench.backends import lastwords, stops, uml_guests
+from sctpbench.backends import lastwords, stops
+from sctpbench.backends.uml import guests as uml_guests
 from sctpbench.results import backend as results_backend
 from sctpbench.results import summary as results_summary
 
@@ -51,7 +52,7 @@ def start(umid: str, run_dir: Path, uml_dir: Path) -> tuple[subprocess.Popen[byt
     read_end, write_end = os.pipe()
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "sctpbench.backends.uml_guardian", "--fd", str(read_end),
+            [sys.executable, "-m", "sctpbench.backends.uml.guardian", "--fd", str(read_end),
              "--umid", umid, "--run", str(run_dir), "--uml-dir", str(uml_dir)],
             pass_fds=(read_end,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             # Its own session: a Ctrl-C on the terminal must not end it before sctpbench says "done".

@@ -1,8 +1,8 @@
 """What sctpbench left on a machine, found and removed (the ansible backend's teardown).
 
-A run's share (hostpart.py) tears itself down when it ends; this is for a run that was
+A run's share (share.py) tears itself down when it ends; this is for a run that was
 killed, or a machine someone wants to check. It finds, and unless `--check` removes:
-- the runs' processes (hostpart and the agents it started), by command line;
+- the runs' processes (share.py's and the agents it started), by command line;
 - the runs' namespaces (`sb-*`), with the processes still in them; every interface in
   them that was the machine's own (alias `sctpbench:NAME`) goes back under its name;
 - qdiscs left on the machine's path interfaces (`--interface`, from the inventory);
@@ -24,7 +24,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PROCESS_MARKS = ("sctpbench.backends.hostpart", "sctpbench-agent")
+PROCESS_MARKS = ("sctpbench.backends.ansible.share", "sctpbench-agent")
 NAMESPACE_PREFIX = "sb-"
 ALIAS_PREFIX = "sctpbench:"
 SHAPING_QDISCS = ("netem", "tbf", "ingress", "pfifo", "htb", "prio")
@@ -45,7 +45,7 @@ def processes() -> list[int]:
             argv = (proc / "cmdline").read_bytes().decode(errors="replace")
         except OSError:
             continue
-        if any(mark in argv for mark in PROCESS_MARKS) and "hostclean" not in argv:
+        if any(mark in argv for mark in PROCESS_MARKS) and "sctpbench.backends.ansible.clean" not in argv:
             found.append(int(proc.name))
     return sorted(found)
 
@@ -128,7 +128,7 @@ def _remove(found: Found, workdir: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sctpbench-hostclean", description="find and remove what sctpbench runs left")
+    parser = argparse.ArgumentParser(prog="sctpbench-machine-clean", description="find and remove what sctpbench runs left")
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--interface", action="append", default=[], help="a path interface of this machine")
     parser.add_argument("--check", action="store_true", help="only say what is left")

@@ -1,11 +1,11 @@
 """The `mininet` backend: the plan's topology built with Mininet inside the guest.
 
 The uml backend boots the same guest (the project's kernel, the same clocks) but runs
-mininet_guest.py in it instead of the netns backend: each plan host becomes a Mininet
+engine.py in it instead of the netns engine: each plan host becomes a Mininet
 host, each wire a Linux bridge with two `TCLink`s (no controller, no Open vSwitch), and
-the netns backend then runs the plan's setup, processes and timeline on those hosts
+the netns engine then runs the plan's setup, processes and timeline on those hosts
 unchanged. The shaping stays the plan's own tc commands, not TCLink's parameters, for the
-reasons in mininet_guest.py's docstring; the run folder holds what a uml run's does, plus
+reasons in engine.py's docstring; the run folder holds what a uml run's does, plus
 mininet.json (results/files.py).
 """
 
@@ -15,13 +15,16 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from sctpbench.backends import mininet_topology, netns_render, uml, uml_guests
-from sctpbench.backends.base import Check, Report, installed_version
+from sctpbench.backends.mininet import topology as mininet_topology
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.protocol import Check, Report, installed_version
+from sctpbench.backends.uml import backend as uml
+from sctpbench.backends.uml import guests as uml_guests
 from sctpbench.plan.data import Plan
 
-# The module the guest runs (uml_init.sh: `python -m ENTRY RUN_DIR --modprobe-root DIR`).
-GUEST_ENTRY = "sctpbench.backends.mininet_guest"
-# mininet_guest.MININET_PATH, repeated so the host side does not import the guest's module.
+# The module the guest runs (uml/init.sh: `python -m ENTRY RUN_DIR --modprobe-root DIR`).
+GUEST_ENTRY = "sctpbench.backends.mininet.engine"
+# mininet/engine.py's MININET_PATH, repeated so the host side does not import the guest's module.
 MININET_PACKAGE = Path("/usr/lib/python3/dist-packages/mininet/net.py")
 # The programs Mininet runs inside the guest (the guest's root is this machine's): its
 # namespace launcher, the bridge tool of `LinuxBridge`, and ifconfig for every interface.
@@ -64,14 +67,14 @@ def _tool_check(tool: str, package: str) -> Check:
     return Check(f"{package} ({tool})", path is not None, path or f"not installed: apt-get install {package}")
 
 
-class Mininet:
-    """The mininet backend as the registry knows it (base.Backend)."""
+class MininetBackend:
+    """The mininet backend as the registry knows it (protocol.Backend)."""
 
     name = "mininet"
-    clocks = uml.Uml.clocks
+    clocks = uml.UmlBackend.clocks
 
     def checks(self) -> list[Check]:
-        guest_ok, guest = uml.Uml().available()
+        guest_ok, guest = uml.UmlBackend().available()
         found = MININET_PACKAGE.exists()
         return [Check("guest kernel for mininet", guest_ok, guest),
                 Check("mininet (Python package)", found,
@@ -80,7 +83,7 @@ class Mininet:
                 *(_tool_check(tool, package) for tool, package in TOOLS.items())]
 
     def available(self, clock: str | None = None) -> tuple[bool, str]:
-        ok, why = uml.Uml().available(clock)
+        ok, why = uml.UmlBackend().available(clock)
         if not ok:
             return False, why
         missing = "; ".join(f"{c.name}: {c.detail}" for c in self.checks()[1:] if not c.ok)
@@ -90,7 +93,7 @@ class Mininet:
         uml.run_plan(plan, run_dir, report, entry=GUEST_ENTRY)
 
     def missing_sysctls(self, names: Sequence[str], clock: str) -> tuple[list[str], str]:
-        return uml.Uml().missing_sysctls(names, clock)
+        return uml.UmlBackend().missing_sysctls(names, clock)
 
     def render(self, plan: Plan, run_dir: str) -> str:
         return render(plan, run_dir)

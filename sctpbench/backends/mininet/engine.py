@@ -1,16 +1,17 @@
-"""Inside the guest: the plan's hosts as Mininet hosts joined by Linux bridges, then the
-netns backend's setup, processes and timeline on them, unchanged.
+"""The mininet engine, inside the guest: the plan's hosts as Mininet hosts joined by Linux
+bridges, then the netns engine's setup, processes and timeline on them, unchanged.
 
-`python -m sctpbench.backends.mininet_guest RUN_DIR --modprobe-root DIR` is what the uml
-backend runs in the guest for `--backend mininet` (mininet.py). The build order:
+`python -m sctpbench.backends.mininet.engine RUN_DIR --modprobe-root DIR` is what the uml
+backend runs in the guest for `--backend mininet` (backend.py). The build order:
 
 1. one Mininet `Host` per plan host (a bash shell in a network namespace of its own),
    each namespace given the name the netns backend uses (`ip netns attach sb-<run>-<host>
    <pid of the shell>`), so every later command finds it as on the netns backend;
 2. the plan's setup before its wires (modules; the host settings new interfaces inherit);
 3. per wire, a `LinuxBridge` (no STP, no controller) with two `TCLink`s whose host ends
-   carry the plan's interface names and MACs (mininet_topology.py); `net.start()`;
-4. the rest of the plan's setup, the processes and the timeline: netns.NetnsBackend.
+   carry the plan's interface names and MACs (topology.py); `net.start()`;
+4. the rest of the plan's setup (`MininetShare`), the processes and the timeline: the
+   netns engine's (backends/netns/engine.py), of which this engine is a subclass.
 
 Why the shaping is the plan's rather than TCLink's: the timeline changes a path's netem
 and tbf qdiscs in place by their handles (`tc qdisc change … handle 10:`), blackholes a
@@ -27,7 +28,7 @@ Mininet is Debian's package, installed for /usr/bin/python3 under
 /usr/lib/python3/dist-packages, which the project's virtual environment does not see:
 `load_mininet` appends that folder to sys.path before importing it (the same Python 3.11).
 
-Teardown is the netns backend's (agents, batch sessions, kernel-wide sysctls), then
+Teardown is the netns engine's (agents, batch sessions, kernel-wide sysctls), then
 `net.stop()` (links, bridges, host shells), then the attached names; whatever is still
 there after that (a failed stop) is removed by hand, and mininet.json's `teardown` says
 what was left, which is nothing when all went well.
@@ -45,9 +46,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from sctpbench.backends import guest, mininet_topology, netns_render
-from sctpbench.backends.netns import NetnsBackend, Report, run_backend
-from sctpbench.backends.netns_render import NsCommand
+from sctpbench.backends.mininet import topology as mininet_topology
+from sctpbench.backends.netns import entry
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.netns.engine import NetnsEngine, Report, Share, WholePlan, run_engine
+from sctpbench.backends.netns.render import NsCommand
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
 
@@ -79,16 +82,24 @@ def load_mininet() -> SimpleNamespace:
     return SimpleNamespace(Mininet=Mininet, Host=Host, LinuxBridge=LinuxBridge, TCLink=TCLink, version=VERSION)
 
 
+@dataclass(frozen=True)
+class MininetShare(WholePlan):
+    """The whole plan, its wires Mininet's links: the setup after them, without them."""
+
+    def setup_commands(self, plan: Plan) -> list[NsCommand]:
+        return mininet_topology.after_links(plan)
+
+
 @dataclass
-class MininetBackend(NetnsBackend):
+class MininetEngine(NetnsEngine):
+    """The netns engine on Mininet's hosts: it builds them and their links first and removes them last."""
+
+    share: Share = field(default_factory=MininetShare)
     net: Any = None
     attached: list[str] = field(default_factory=list)
     restore_root: list[str] = field(default_factory=list)
     mounted_pts: bool = False
     record: dict[str, Any] = field(default_factory=dict)
-
-    def setup_commands(self) -> list[NsCommand]:
-        return mininet_topology.after_links(self.plan)
 
     def build(self) -> None:
         api = load_mininet()
@@ -107,7 +118,7 @@ class MininetBackend(NetnsBackend):
         self.record["build_s"] = round(time.monotonic() - started, 3)
         # The same survey as after teardown, while everything is there: it sees what it looks for.
         self.record["present_after_build"] = self._survey()
-        self._write_json(RECORD, self.record)
+        self.write_json(RECORD, self.record)
         super().build()
 
     def _build_network(self, api: SimpleNamespace, topo: mininet_topology.Topology) -> None:
@@ -116,10 +127,10 @@ class MininetBackend(NetnsBackend):
                                build=False)
         early = mininet_topology.before_links(self.plan)
         for command in (c for c in early if c.tool == "modprobe"):
-            self._execute([command])
+            self.execute([command])
         self._add_hosts(topo)
         for command in (c for c in early if c.tool != "modprobe"):
-            self._execute([command])
+            self.execute([command])
         self._set_root_sysctls()
         for bridge in topo.bridges:
             self.net.addSwitch(bridge.name)
@@ -171,7 +182,7 @@ class MininetBackend(NetnsBackend):
         left = {f"{kind}_left": found for kind, found in self._survey().items()}
         self.record["teardown"] = {"errors": errors, **left, "clean": not errors and not any(left.values())}
         try:
-            self._write_json(RECORD, self.record)
+            self.write_json(RECORD, self.record)
         except OSError:
             pass  # a full disk: the run's error says so
 
@@ -232,11 +243,11 @@ def _run(argv: list[str]) -> str:
 
 
 def run_plan(plan: Plan, run_dir: Path, report: Report, modprobe_root: str | None = None) -> None:
-    run_backend(MininetBackend(plan, run_dir, report, modprobe_root))
+    run_engine(MininetEngine(plan, run_dir, report, modprobe_root))
 
 
 def main(argv: list[str] | None = None) -> int:
-    return guest.main(argv, "sctpbench-mininet-guest", run_plan)
+    return entry.main(argv, "sctpbench-mininet-guest", run_plan)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""The `uml` backend: boot a User-Mode Linux guest that runs the `netns` backend inside.
+"""The `uml` backend: boot a User-Mode Linux guest that runs the netns engine inside.
 
 The guest is an ordinary host process (no root needed) with a real Linux 6.1 kernel:
 kernel SCTP, netem and namespaces live inside it and vanish with it. The host's
 filesystem is the guest's read-only root; the run folder is mounted writable, so the
-guest writes records straight into it.
+guest writes records straight into it. How the guest boots (its command line, boot.py;
+its PID 1, init.sh) is shared with the lab's guests; which kernel it boots is kernel.py.
 
 On the virtual clock the kernel runs with `time-travel=inf-cpu`: its clock advances only
 while it is idle, so the run's timing does not depend on the host's load, but its wall
@@ -14,7 +15,6 @@ wall clock reaches it: the same virtual time, no faster than real time.
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import shutil
@@ -27,13 +27,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from sctpbench.backends import netns_render, timetravel, uml_guardian, uml_guests, uml_kernel
-from sctpbench.backends.base import Check, Report, installed_version
+from sctpbench.backends.netns import render as netns_render
+from sctpbench.backends.protocol import Check, Report, installed_version
+from sctpbench.backends.uml import boot, timetravel
+from sctpbench.backends.uml import guardian as uml_guardian
+from sctpbench.backends.uml import guests as uml_guests
+from sctpbench.backends.uml import kernel as uml_kernel
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
+from sctpbench.results import jsonfile
 
-INIT = Path(__file__).resolve().parent / "uml_init.sh"
-GUEST_MEMORY = "256M"
 # Boot, build and tear-down take a few seconds; beyond the plan's own length this is
 # the most a healthy guest needs.
 SLACK_S = 60.0
@@ -61,37 +64,23 @@ def deadline_s(plan: Plan) -> float:
     return length * factor + SLACK_S
 
 
-# The guest mounts tmpfs on these host folders; what it needs from them is mounted back.
-GUEST_TMPFS = (Path("/tmp"), Path("/run"), Path("/var/tmp"))
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-
-
-def exposed_paths(agent: str) -> list[Path]:
-    """Host folders the guest needs (interpreter, package, agent) that its tmpfs would hide."""
-    wanted = {Path(sys.prefix).resolve(), PROJECT_ROOT, Path(agent).resolve().parent}
-    hidden = sorted(p for p in wanted if any(p.is_relative_to(t) for t in GUEST_TMPFS))
-    return [p for p in hidden if not any(p != q and p.is_relative_to(q) for q in hidden)]
-
-
 def _check_paths(paths: list[Path]) -> None:
     for path in paths:
         if any(c.isspace() or c in ",:" for c in str(path)):
             raise BackendError(f"uml backend: {path}: the guest's command line cannot carry a path with spaces, commas or colons")
 
 
-# What runs the plan inside the guest: the netns backend (guest.py) unless a backend built on it says otherwise.
-GUEST_ENTRY = "sctpbench.backends.guest"
+# What runs the plan inside the guest: the netns engine (netns/entry.py) unless a backend built on it says otherwise.
+GUEST_ENTRY = "sctpbench.backends.netns.entry"
 
 
 def command(kernel: uml_kernel.Kernel, clock: list[str], run_dir: Path, umid: str, uml_dir: Path,
             expose: list[Path], entry: str = GUEST_ENTRY) -> list[str]:
+    """The guest's argv (boot.py); init.sh's own environment: the run folder, the interpreter, what it runs."""
     assert kernel.modules is not None
-    return [
-        str(kernel.binary), f"mem={GUEST_MEMORY}", "root=/dev/root", "rootfstype=hostfs", "rootflags=/", "ro",
-        f"init={INIT}", "con=null", "con0=fd:0,fd:1", f"umid={umid}", f"uml_dir={uml_dir}", "quiet", *clock,
-        f"SB_RUN={run_dir}", f"SB_PYTHON={sys.executable}", f"SB_EXPOSE={':'.join(map(str, expose))}",
-        f"SB_MODULES={kernel.modules}", f"SB_ENTRY={entry}",
-    ]
+    environment = {"SB_RUN": str(run_dir), "SB_PYTHON": sys.executable, **boot.mounts(kernel.modules, expose),
+                   "SB_ENTRY": entry}
+    return boot.command_line(kernel.binary, boot.INIT, umid, uml_dir, clock, environment)
 
 
 def wall_offset_ns(plan: Plan) -> int:
@@ -115,7 +104,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
     if plan.clock not in TIME_TRAVEL:
         raise BackendError(f"uml backend: clock {plan.clock!r} is not supported")
     run_dir = run_dir.resolve()
-    expose = exposed_paths(_agent(plan))
+    expose = boot.exposed_paths(needed=[Path(_agent(plan)).resolve().parent])
     _check_paths([run_dir, *expose])
     uml_dir = Path(tempfile.mkdtemp(prefix="sctpbench-uml-"))
     umid = uml_guests.guest_id(plan.run_id, os.getpid())
@@ -125,11 +114,11 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
     clock = [word.format(socket=socket_path, start=start) for word in TIME_TRAVEL[plan.clock]]
     argv = command(kernel, clock, run_dir, umid, uml_dir, expose, entry)
     facts = guest_facts(kernel, argv, plan.clock)
-    (run_dir / "guest.json").write_text(json.dumps(facts, indent=2) + "\n")
+    (run_dir / "guest.json").write_text(jsonfile.text(facts))
     # The guest connects while parsing its command line: the calendar must listen first.
     calendar = timetravel.Calendar(path=socket_path) if plan.clock == "paced" else None
     lines: list[str] = []
-    # Ends the guest should this process die without doing it (SIGKILL): see uml_guardian.py.
+    # Ends the guest should this process die without doing it (SIGKILL): see uml/guardian.py.
     guardian, guardian_fd = uml_guardian.start(umid, run_dir, uml_dir)
     try:
         if calendar is not None:
@@ -162,7 +151,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
 
 def _write_facts(run_dir: Path, facts: dict[str, object]) -> None:
     try:
-        (run_dir / "guest.json").write_text(json.dumps(facts, indent=2) + "\n")
+        (run_dir / "guest.json").write_text(jsonfile.text(facts))
     except OSError:
         pass  # a full disk: the run's error says so; the facts at boot were written then
 
@@ -241,8 +230,8 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         proc.stdout.close()
 
 
-class Uml:
-    """The uml backend as the registry knows it (base.Backend)."""
+class UmlBackend:
+    """The uml backend as the registry knows it (protocol.Backend)."""
 
     name = "uml"
     clocks = tuple(TIME_TRAVEL)
