@@ -13,7 +13,6 @@ Only the client → server direction is measured: the agents send that way.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -31,6 +30,7 @@ from sctpbench.model.fields import DirectionOverride
 from sctpbench.model.shaping import DEFAULT_QUEUE_PACKETS
 from sctpbench.orchestration import runner
 from sctpbench.plan.build import LINUX_SNDBUF
+from sctpbench.results import calibration as results_calibration
 
 PROBE_SLOT_NS = 2_000_000_000  # per path; the first 300 ms after each move are left out
 SETTLE_NS = 300_000_000
@@ -409,7 +409,7 @@ def _calibrate(experiment: Experiment, session: runner.Session, backend: str, ag
     tolerance = experiment.measure.calibration_tolerance / 100
     result = calibrate(experiment, session.directory, backend, agent, progress, tolerance)
     session.calibration = result.to_dict()
-    (session.directory / "calibration.json").write_text(json.dumps(session.calibration, indent=2) + "\n")
+    results_calibration.write(session.directory, session.calibration)
     for line in result.render().splitlines():
         progress(line)
     for m in result.exceeded:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sctpbench.results import calibration as results_calibration
 from sctpbench.results import campaign as campaign_files
 from sctpbench.results import jsonfile, kernel, summary
 from sctpbench.results.folders import NotAResultsFolder, kind, session_runs
@@ -106,7 +107,7 @@ def load_run(path: Path) -> RunData:
 
 
 def load_session(path: Path) -> SessionData:
-    calibration = _shown(path / "calibration.json") or None
+    calibration = results_calibration.read_optional(path)
     experiment = (path / "experiment.yaml").read_text() if (path / "experiment.yaml").exists() else ""
     return SessionData(path, summary.read_document(path) or {}, [load_run(p) for p in session_runs(path)], calibration, experiment)
 

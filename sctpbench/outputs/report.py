@@ -22,6 +22,7 @@ from sctpbench.analysis.metrics import METRIC_KEYS
 from sctpbench.model import sctp_params
 from sctpbench.outputs import figures, folders, series, traffic
 from sctpbench.outputs.figures import Figure
+from sctpbench.results import calibration as results_calibration
 from sctpbench.results.summary import HEADLINE_METRICS, RunMetrics
 
 PNG_DPI = 200
@@ -423,7 +424,7 @@ def build(path: Path, options: Options = Options()) -> Report:
     report = Report(f"sctpbench run {path.parent.name}/{path.name}")
     report.body.append(run_section(report, run, options))
     session = path.parent
-    if (session / "calibration.json").exists():
+    if results_calibration.read_optional(session) is not None:
         report.body.append("<h2>Calibration (session)</h2>" + calibration_table(folders.load_session(session).calibration))
     return report
 

@@ -107,7 +107,7 @@ COLLECTED: tuple[RunFile, ...] = (
             "the run's metrics (results/summary.py: RunMetrics), status ok, disturbed or failed, error, the "
             "self-check, the detection model, events, each association's metrics under `associations`, load, "
             "handover; traffic, cum_tsn and asconf where they apply; telemetry after a push"),
-    RunFile("telemetry.json", "the telemetry stream or push (telemetry/stream.py)", "what was sent to InfluxDB",
+    RunFile("telemetry.json", "the telemetry stream or push (telemetry/stream.py, through results/ledger.py)", "what was sent to InfluxDB",
             required=False),
 )
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sctpbench.results import jsonfile
+from sctpbench.results import ledger as results_ledger
 from sctpbench.results import summary as results_summary
 from sctpbench.telemetry import influx, points
 from sctpbench.telemetry.source import RunSource
@@ -38,7 +38,6 @@ BACKOFF_S = (1.0, 2.0, 5.0, 10.0)
 FINISH_TIMEOUT_S = 120.0
 MAX_ERRORS_KEPT = 5
 
-TELEMETRY = "telemetry.json"  # what the stream sent: the run's ledger
 
 
 @dataclass
@@ -143,7 +142,7 @@ def push(run_dir: Path, target: influx.Target) -> dict[str, Any]:
 
 def record(run_dir: Path, document: dict[str, Any]) -> None:
     """telemetry.json, and the same under "telemetry" in the run's summary.json."""
-    jsonfile.write(run_dir / TELEMETRY, document)
+    results_ledger.write(run_dir, document)
     summary = results_summary.read_document(run_dir)
     if summary is not None:
         results_summary.write(run_dir, summary | {"telemetry": document})
@@ -173,7 +172,7 @@ class Stream:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        return jsonfile.read_optional(self.run_dir / TELEMETRY)  # none when the writer died before writing it
+        return results_ledger.read_optional(self.run_dir)  # none when the writer died before writing it
 
 
 def _stdin_closed(timeout_s: float) -> bool:
