@@ -27,6 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Exit 0 when a backend and the agent are there (with --calibrate: every error within the tolerance), 1 otherwise."""
     if args.calibrate is not None:
         return _calibrate(args)
     checks = capabilities.all_checks()

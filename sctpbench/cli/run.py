@@ -33,6 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Exit 0 when every run finished (disturbed ones too), 1 when one failed, 130/143 when stopped."""
     with stops.stoppable():  # SIGTERM tears down as Ctrl-C does
         return _run(args)
 
