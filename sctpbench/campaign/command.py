@@ -1,4 +1,4 @@
-"""`sctpbench campaign run|compare`: argument handling and output, for cli.py."""
+"""`sctpbench campaign run|compare`: argument handling and output, for the `sctpbench` command (sctpbench/cli/)."""
 
 from __future__ import annotations
 

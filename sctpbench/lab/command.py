@@ -1,4 +1,4 @@
-"""`sctpbench lab up|down|status`: argument handling and output, for cli.py.
+"""`sctpbench lab up|down|status`: argument handling and output, for the `sctpbench` command (sctpbench/cli/).
 
 Exit status: 0 done (status: a lab runs), 1 the lab failed to start or could not be
 ended completely (status: none runs), 2 bad input (the file, a --dir the guests cannot

@@ -109,8 +109,8 @@ def test_cumulative_tsn_climbs_to_the_chunks_sent(run: dict[str, Any]) -> None:
 def test_the_run_line_json_and_report_carry_the_handovers(run: dict[str, Any], tmp_path: Path) -> None:
     document = run["document"]["runs"][0]
     assert document["metrics"]["path_switches"] == 2 and len(document["handover"]["switches"]) == 2
-    r = subprocess.run([sys.executable, "-c", "import json, sys; from sctpbench import cli; "
-                        "cli.print_summary(json.load(sys.stdin), sys.stdout)"],
+    r = subprocess.run([sys.executable, "-c", "import json, sys; from sctpbench.outputs import summary_text; "
+                        "summary_text.print_summary(json.load(sys.stdin), sys.stdout)"],
                        input=json.dumps(run["document"]), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     (line,) = [x for x in r.stdout.splitlines() if x.strip().startswith("handover")]

@@ -96,7 +96,7 @@ def _backend_choices(parser: argparse.ArgumentParser, *path: str) -> list[str]:
 
 @pytest.mark.usefixtures("with_toy")
 def test_backend_choices_of_every_command_come_from_the_registry() -> None:
-    parser = cli._parser()
+    parser = cli.parser()
     for path in (("run",), ("plan",), ("check",), ("campaign", "run")):
         assert _backend_choices(parser, *path) == ["auto", "netns", "uml", "mininet", "ansible", "toy"], path
 

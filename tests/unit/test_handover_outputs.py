@@ -10,10 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sctpbench import cli
 from sctpbench.analysis import metrics
 from sctpbench.campaign import compare, table
-from sctpbench.outputs import figures, folders, report, series
+from sctpbench.outputs import figures, folders, report, series, summary_text
 from sctpbench.results.summary import RunMetrics
 
 MS = 1_000_000
@@ -60,10 +59,10 @@ def test_a_run_with_cum_tsn_rows_gets_the_figure_and_one_without_does_not(tmp_pa
 
 
 def test_the_run_line_sums_up_the_switches_and_is_absent_without_any() -> None:
-    line = cli.handover_line(RunMetrics.from_dict(SUMMARY["metrics"], "summary.json"), SUMMARY["handover"])
+    line = summary_text.handover_line(RunMetrics.from_dict(SUMMARY["metrics"], "summary.json"), SUMMARY["handover"])
     assert line == ("handover  2 switch(es), primary changed 2 time(s); delay mean 10.00 max 10.00 ms (1 of 2 delivered "
                     "on the new path); messages from -1 s to +2 s: MTT mean 11.20 ms MMTT 40.00 ms")
-    assert cli.handover_line(RunMetrics(path_switches=0), {"switches": []}) is None
+    assert summary_text.handover_line(RunMetrics(path_switches=0), {"switches": []}) is None
 
 
 @pytest.mark.parametrize("key", ["handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms",

@@ -368,7 +368,7 @@ def test_bad_output_path(command: str, out: str, tmp_path: Path, capsys: pytest.
     if command == "report" and out == "file":
         path, expected = tmp_path / "run", "is a folder; allowed: a file to write"
         argv = ["report", run_dir, "--out", path]
-    if command == "run":  # the run's own check (cli.check_results_folder) words these
+    if command == "run":  # the run's own check (cli/run.py's check_results_folder) words these
         expected = {"file": "not a folder", "under-file": "cannot create the results folder: Not a directory",
                     "unwritable": "cannot write into the results folder"}.get(out, expected)
     before = sorted(p.name for p in tmp_path.iterdir())

@@ -16,10 +16,10 @@ import pytest
 from sctpbench.analysis import selfcheck, store
 from sctpbench.campaign import compare, execute, expand, table
 from sctpbench.campaign import spec as campaign_spec
-from sctpbench.cli import print_summary
 from sctpbench.collectors import records
 from sctpbench.model import spec
 from sctpbench.model.errors import SpecError
+from sctpbench.outputs.summary_text import print_summary
 from sctpbench.plan import build as planning
 from sctpbench.plan.data import Plan
 

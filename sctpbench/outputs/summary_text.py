@@ -1,0 +1,164 @@
+"""The run summary's text: the lines `sctpbench run` prints for a session document.
+
+Each run's metrics are read as typed fields (RunMetrics); the parts of summary.json the
+metrics do not hold (associations, handover switches, video, traffic, the self-check,
+telemetry, events) are read as the session document gives them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from sctpbench.results.summary import RunMetrics
+
+# With many associations the timing line names only this many path delays.
+TIMING_PATHS_SHOWN = 6
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.2f}{unit}"
+    return f"{value}{unit}"
+
+
+def timing_line(check: dict[str, Any]) -> str:
+    """The self-check's figures beside their tolerances, so the margin shows."""
+    tol = check["tolerances"]
+    parts = []
+    if check.get("lateness"):
+        late = check["lateness"]
+        parts.append(f"sender late p50 {late['p50_ms']:.2f} p99 {late['p99_ms']:.2f} (≤ {tol['lateness_p99_ns'] / 1e6:g})"
+                     f" max {late['max_ms']:.2f} ms (≤ {tol['lateness_max_ns'] / 1e6:g})")
+    if check.get("event_lag"):
+        parts.append(f"event lag max {check['event_lag']['max_ms']:.2f} ms (≤ {tol['event_lag_ns'] / 1e6:g})")
+    delays = check.get("delay") or []
+    # Only the paths closest to their upper bound: the rest is in the summary.
+    shown = sorted(delays, key=lambda d: d["high_ms"] - d["achieved_ms"])[:TIMING_PATHS_SHOWN]
+    for d in shown:
+        parts.append(f"{d['path']} MTT p{d['quantile']:g} {d['achieved_ms']:.2f} ms "
+                     f"(configured {d['expected_ms']:g}, allowed {d['low_ms']:g}–{d['high_ms']:g})")
+    if len(delays) > len(shown):
+        parts.append(f"{len(delays) - len(shown)} more path delays, further from their upper bound (summary.json)")
+    return "; ".join(parts) or "nothing to check"
+
+
+def failure_lines(m: RunMetrics, model: dict[str, Any] | None) -> list[str]:
+    """Detection, and with PF on its two moments, each beside its timer model and bound."""
+    if not model or model.get("pf_retrans") is None:
+        line = f"  failure   detection {_fmt(m.detection_time_ms, ' ms')}"
+        if model:
+            line += (f" (RFC timer model {model['model_ms']:.0f} ms from RTO {model['rto_at_failure_ms']} ms,"
+                     f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
+        return [line]
+    return [
+        f"  failure   detection {_fmt(m.detection_time_ms, ' ms')} (the first of:)",
+        f"            PF {_fmt(m.pf_detection_time_ms, ' ms')} (model {model['pf_model_ms']:.0f} ms: pf_retrans "
+        f"{model['pf_retrans']} + 1 timeouts from RTO {model['rto_at_failure_ms']} ms; bound {model['pf_bound_ms']:.0f} ms)",
+        f"            UNREACHABLE {_fmt(m.unreachable_time_ms, ' ms')} (model {model['model_ms']:.0f} ms: PMR "
+        f"{model['path_max_retrans']} + 1, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms with heartbeats after PF)",
+    ]
+
+
+def association_line(name: str, a: dict[str, Any]) -> str:
+    m = RunMetrics.from_dict(a.get("metrics") or {}, f"summary.json: associations.{name}")
+    failure = (f"  failure of {a['failure']}: detection {_fmt(m.detection_time_ms, ' ms')}"
+               f" failover {_fmt(m.failover_time_ms, ' ms')}") if a.get("failure") else "  no failure of its path"
+    return (f"{name:<9} {a.get('client')} → {a.get('server')}  sent {_fmt(m.messages_sent)}"
+            f" delivered {_fmt(m.messages_delivered)}  MTT p50 {_fmt(m.mtt_p50_ms, ' ms')}"
+            f" MMTT {_fmt(m.mmtt_ms, ' ms')}{failure}")
+
+
+def handover_line(m: RunMetrics, h: dict[str, Any]) -> str | None:
+    """Every association's handovers in one line (each switch is in summary.json), or None without any."""
+    switches = h.get("switches") or []
+    if not switches:
+        return None
+    before, after = (h.get("window_s") or [-1.0, 2.0])[:2]
+    delivered = sum(1 for s in switches if s.get("delay_ms") is not None)
+    return (f"handover  {len(switches)} switch(es), primary changed {_fmt(m.path_switches)} time(s); delay mean "
+            f"{_fmt(m.handover_delay_ms)} max {_fmt(m.handover_delay_max_ms, ' ms')} ({delivered} of "
+            f"{len(switches)} delivered on the new path); messages from {before:g} s to +{after:g} s: MTT mean "
+            f"{_fmt(m.handover_mtt_mean_ms, ' ms')} MMTT {_fmt(m.handover_mmtt_ms, ' ms')}")
+
+
+def video_line(name: str, v: dict[str, Any]) -> str:
+    """Frames of a video association: delivered, late past the deadline, frame MTT."""
+    return (f"video     {name}: {_fmt(v['delivered'])} of {_fmt(v['frames'])} frames delivered, {_fmt(v['late'])} late "
+            f"(deadline {v['deadline_ms']:g} ms); frame MTT p50 {_fmt(v.get('mtt_p50_ms'), ' ms')}"
+            f" p99 {_fmt(v.get('mtt_p99_ms'), ' ms')}")
+
+
+def traffic_line(name: str, f: dict[str, Any]) -> str:
+    """A competing flow in one line: TCP's mean after slow start, UDP's rates and loss (with headers)."""
+    mbit = lambda v: "-" if v is None else f"{v / 1e6:.2f} Mbit/s"  # noqa: E731
+    ends = f"{name} {f.get('kind')} {f.get('client')} → {f.get('server')} over {f.get('path')}"
+    if f.get("kind") == "tcp":
+        return (f"{ends}: mean {mbit(f.get('mean_throughput_bps'))} after the first interval, {f.get('congestion') or '-'},"
+                f" {_fmt(f.get('retransmits'))} retransmissions" + (f"; iperf3: {f['error']}" if f.get("error") else ""))
+    loss = f.get("loss")
+    return (f"{ends}: offered {mbit(f.get('offered_bps'))} (configured {mbit(f.get('configured_bps'))}), achieved "
+            f"{mbit(f.get('achieved_bps'))}, sent {f.get('sent')} received {f.get('received')}"
+            f" loss {'-' if loss is None else f'{100 * loss:.2f}'} %")
+
+
+def print_summary(document: dict[str, Any], out: TextIO) -> None:
+    """A session document (`run --json`'s) as text: each run, then the across-runs summary."""
+    for run in document["runs"]:
+        m = RunMetrics.from_dict(run["metrics"], f"{run['directory']}/summary.json")
+        clock = run["params"].get("clock")
+        on = f"  {clock} clock" if clock else ""
+        print(f"{run['run']}  {run['status']}  seed {run['params']['seed']}{on}  ({run['directory']})", file=out)
+        if run["error"]:
+            print(f"  error: {run['error']}", file=out)
+        for reason in (run.get("selfcheck") or {}).get("reasons", []):
+            print(f"  disturbed {reason['detail']}", file=out)
+        print(f"  messages  sent {_fmt(m.messages_sent)}  delivered {_fmt(m.messages_delivered)}"
+              f"  affected {_fmt(m.messages_affected)}  paths used {', '.join(run['paths_used']) or '-'}", file=out)
+        print(f"  MTT       mean {_fmt(m.mtt_mean_ms, ' ms')}  p50 {_fmt(m.mtt_p50_ms, ' ms')}"
+              f"  p99 {_fmt(m.mtt_p99_ms, ' ms')}  MMTT {_fmt(m.mmtt_ms, ' ms')}", file=out)
+        model = run.get("detection_model")
+        if m.detection_time_ms is not None or model:
+            for line in failure_lines(m, model):
+                print(line, file=out)
+            print(f"            failover {_fmt(m.failover_time_ms, ' ms')}", file=out)
+        handovers = handover_line(m, run.get("handover") or {})
+        if handovers:
+            print(f"  {handovers}", file=out)
+        associations = run.get("associations") or {}
+        if len(associations) > 1:  # the lines above are across associations; one line each
+            for name, a in associations.items():
+                print(f"  {association_line(name, a)}", file=out)
+        for name, a in associations.items():
+            if a.get("video"):
+                print(f"  {video_line(name, a['video'])}", file=out)
+        for name, flow in (run.get("traffic") or {}).items():
+            print(f"  traffic   {traffic_line(name, flow)}", file=out)
+        if run.get("selfcheck"):
+            print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
+        telemetry = run.get("telemetry")
+        if telemetry:
+            target = f"{telemetry['target']['url']}"
+            if telemetry["not_sent"]:
+                print(f"  telemetry {telemetry['not_sent']} point(s) NOT sent to {target} (kept; send with sctpbench push): "
+                      f"{telemetry['errors'][0] if telemetry['errors'] else ''}", file=out)
+            else:
+                lag = telemetry["lag_ms"]
+                print(f"  telemetry {sum(telemetry['sent'].values())} points to {target}; delivery-to-written lag "
+                      f"p50 {_fmt(lag['p50'], ' ms')} max {_fmt(lag['max'], ' ms')}", file=out)
+        for e in run["events"]:
+            if e["kind"] != "start":
+                detail = f" {e['detail']}" if e.get("detail") else ""
+                print(f"  event     t0+{e['at_ns'] / 1e9:.3f}s {e['kind']} {e['target']}{detail}: applied {e['lag_ns'] / 1e6:.2f} ms late", file=out)
+    summary = document["summary"]
+    if len(document["runs"]) > 1:
+        print("across runs (mean ± 95% CI, Student's t):", file=out)
+        for key, s in summary.items():
+            if s["mean"] is not None:
+                print(f"  {key:<20} {s['mean']:.2f} ± {_fmt(s['ci95'])}  (n={s['n']})", file=out)
+    if document.get("disturbed"):
+        print(f"disturbed (left out of the summary): {', '.join(document['disturbed'])}", file=out)
+    if document["error"]:
+        print(f"stopped: {document['error']}", file=out)
+    print(f"results: {document['directory']}", file=out)
