@@ -32,41 +32,37 @@ def read(path: Path) -> dict[str, Any]:
 
 def read_optional(path: Path) -> dict[str, Any] | None:
     """A JSON object, or None when the folder does not have it."""
-    try:
-        text = path.read_bytes().decode()
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        raise ResultsFileError(f"{path}: not readable ({str(e)[:80]}); {ALLOWED}") from None
-    try:
-        document = json.loads(text)
-    except ValueError as e:
-        raise ResultsFileError(f"{path}: not readable JSON ({str(e)[:80]}); {ALLOWED}") from None
-    if not isinstance(document, dict):
-        raise ResultsFileError(f"{path}: holds a {type(document).__name__}, not an object; {ALLOWED}")
-    return document
+    text = _text(path)
+    return None if text is None else _object(text, str(path))
 
 
 def read_lines(path: Path) -> list[dict[str, Any]] | None:
     """A JSON-lines file as its objects (blank lines skipped), or None when there is none."""
+    text = _text(path)
+    if text is None:
+        return None
+    return [_object(line, f"{path}:{number}") for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def _text(path: Path) -> str | None:
+    """The file's text, or None when there is none; unreadable is the one-line error."""
     try:
-        text = path.read_bytes().decode()
+        return path.read_bytes().decode()
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:
         raise ResultsFileError(f"{path}: not readable ({str(e)[:80]}); {ALLOWED}") from None
-    out = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except ValueError as e:
-            raise ResultsFileError(f"{path}:{number}: not readable JSON ({str(e)[:80]}); {ALLOWED}") from None
-        if not isinstance(item, dict):
-            raise ResultsFileError(f"{path}:{number}: holds a {type(item).__name__}, not an object; {ALLOWED}")
-        out.append(item)
-    return out
+
+
+def _object(text: str, where: str) -> dict[str, Any]:
+    """One JSON object, or the one-line error naming where it stands (FILE or FILE:LINE)."""
+    try:
+        document = json.loads(text)
+    except ValueError as e:
+        raise ResultsFileError(f"{where}: not readable JSON ({str(e)[:80]}); {ALLOWED}") from None
+    if not isinstance(document, dict):
+        raise ResultsFileError(f"{where}: holds a {type(document).__name__}, not an object; {ALLOWED}")
+    return document
 
 
 def text(document: Any) -> str:

@@ -1,14 +1,6 @@
-"""The agent's `--arrival schedule --schedule FILE`: a message schedule file replayed exactly.
-
-On the host, a bad file is a usage error (exit 2) naming FILE:LINE, before any socket.
-In the guest (tests/guest/test_agent_schedule.py), a real run whose client follows a schedule: every message goes out at
-T + its offset (virtual clock: within 1 ms) with its own size and stream, and arrives.
-
-The experiment file cannot ask for `schedule` yet, so the guest test runs an ordinary
-experiment with SCTPBENCH_AGENT pointing at a wrapper (as test_agent_sanitizers.py does
-for the sanitizer builds) that swaps the client's --arrival/--size/--rate/--seed for
-`--arrival schedule --schedule FILE`. That touches neither plan.json's layout nor the
-runner: only the agent's own command line, which RECORDS.md specifies.
+"""The agent's `--arrival schedule --schedule FILE` on the host: a bad file is a usage error
+(exit 2) naming FILE:LINE, before any socket; a good one gets as far as the socket. The
+schedule replayed in real runs is tests/guest/test_agent_schedule.py's.
 """
 
 from __future__ import annotations
