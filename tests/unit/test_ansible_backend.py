@@ -5,6 +5,7 @@ of guests (tests/lab/test_ansible.py) runs the playbooks for real."""
 from __future__ import annotations
 
 import json
+import subprocess
 import tarfile
 from pathlib import Path
 
@@ -145,6 +146,20 @@ def test_the_bundle_holds_what_a_machine_runs_and_is_named_by_its_content(tmp_pa
                    "sctpbench/plan/data.py", "sctpbench/model/sctp_params.py"):
         assert f"{bundle_id}/{needed}" in names
     assert not any("__pycache__" in n or "/analysis/" in n for n in names)
+
+
+def test_the_bundles_machine_side_runs_on_the_standard_library_alone(tmp_path: Path) -> None:
+    # A machine has Debian's python3 and nothing else of ours: every module share.py and
+    # clean.py import must be in the bundle, and none may need a package from PyPI (-S).
+    if not AGENT.exists():
+        pytest.skip("the agent is not built")
+    path, bundle_id = ansible.bundle(AGENT, tmp_path)
+    with tarfile.open(path) as tar:
+        tar.extractall(tmp_path / "machine")  # our own tarball, just made
+    for module in ("sctpbench.backends.ansible.share", "sctpbench.backends.ansible.clean"):
+        r = subprocess.run(["/usr/bin/python3", "-S", "-c", f"import {module}"], cwd=tmp_path / "machine" / bundle_id,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, f"{module}: {r.stderr[-600:]}"
 
 
 def _share(results: Path, host: str, files: dict[str, object]) -> None:

@@ -51,7 +51,7 @@ from sctpbench.results import kernel as results_kernel
 PACKAGE = Path(__file__).resolve().parents[2]
 PLAYBOOKS = PACKAGE.parent / "playbooks"
 # What a machine needs of the package: share.py, clean.py and what they import.
-MACHINE_SIDE = ("__init__.py", "backends", "plan", "model")
+MACHINE_SIDE = ("__init__.py", "backends", "plan", "model", "results")
 MERGED = ("events.jsonl", "kernel.json", "versions.json", "backend.json")
 NOT_RESULTS = ("plan.json", "part.json", "plan.sh", "host.json", "schedules", "signals")
 # Beyond the plan's own length: the machines' start margin, process starts, and the drain.
