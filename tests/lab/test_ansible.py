@@ -33,9 +33,11 @@ THROUGH_EMULATOR = ["--set", "topology.emulator=true"]
 # microsecond); SCTP's timers differ where the kernels' histories do: the heartbeats' random
 # jitter (which confirms paths and moves when the retransmission timer restarts) is drawn
 # from kernel entropy, which on the lab is fed by SSH from the host at wall-clock moments,
-# so every fresh lab draws its own. Measured: detection 1465.99 (uml), 1434.54 (mininet),
-# 1449.99-1475.99 ms (five fresh labs); failover 203.99, 204.54, 201.99-208.99 ms.
-ALLOWED = {"detection_time_ms": 40.0, "failover_time_ms": 10.0}
+# so every fresh lab draws its own. Measured: detection 1465.99 (uml), 1434.52-1434.54
+# (mininet), 1449.99-1475.99 ms (five fresh labs, 2026-11-25) and 1422.99 ms in three of five
+# fresh labs on 2026-11-26 (43 ms below uml: the lowest seen, inside the timer model's 1400-1630 ms);
+# failover 203.99, 204.54, 201.99-208.99 ms. The bound covers the spread seen over ten labs.
+ALLOWED = {"detection_time_ms": 50.0, "failover_time_ms": 10.0}
 SAME_MS = 0.01
 
 
