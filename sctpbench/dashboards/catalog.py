@@ -13,7 +13,10 @@ CAMPAIGN = '"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/'
 # and the run's sctp_run point across associations carry `all` (telemetry/points.py):
 # queries of timeline events leave ASSOCIATION out, so they show whatever is chosen.
 ASSOCIATION = '"association" =~ /^$association$/'
-CLIENT_PATHS = f"{SELECTED} AND {ASSOCIATION} AND \"endpoint\" = 'client' AND $timeFilter"
+# A path is a peer address: the arrival path of a message (`none` when lost), or the address
+# an endpoint samples; the variable offers the client's view of the server's addresses.
+PATH = '"path" =~ /^$path$/'
+CLIENT_PATHS = f"{SELECTED} AND {ASSOCIATION} AND {PATH} AND \"endpoint\" = 'client' AND $timeFilter"
 
 STATE_MAPPINGS = [{"type": "value", "options": {
     "3": {"text": "ACTIVE", "color": "green", "index": 0},
@@ -95,6 +98,8 @@ VARIABLES = (
     # also matches `all`, the run's sctp_run point across associations.
     Variable("association", "association",
              f'SHOW TAG VALUES FROM "sctp_message" WITH KEY = "association" WHERE {CAMPAIGN} AND "run" =~ /^$run$/'),
+    Variable("path", "path",
+             f'SHOW TAG VALUES FROM "sctp_path" WITH KEY = "path" WHERE {SELECTED} AND {ASSOCIATION} AND "endpoint" = \'client\''),
 )
 
 ANNOTATIONS = (

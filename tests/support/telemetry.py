@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.dashboards import catalog
+from sctpbench.dashboards import catalog, evaluate
 from sctpbench.model import spec
 from sctpbench.plan import build as planning
 from sctpbench.telemetry import influx, points, server
@@ -96,16 +96,14 @@ def synthetic_run(run_dir: Path, messages: int = 200, lost: tuple[int, ...] = (1
 
 def dashboard_queries(experiment: str, campaign: str, run: str, start_ns: int, end_ns: int,
                       association: str = ".*") -> list[tuple[str, str]]:
-    """Every dashboard query with Grafana's variables filled in as Grafana would (association: All by default)."""
-    values = {"$experiment": re.escape(experiment), "$campaign": re.escape(campaign), "$run": re.escape(run),
-              "$association": association,
-              "$timeFilter": f"time >= {start_ns} AND time <= {end_ns}", "$__interval": "100ms"}
+    """Every dashboard query with Grafana's variables filled in as the live view fills them (association: All by default)."""
+    selection = evaluate.Selection({"experiment": experiment, "campaign": campaign, "run": run,
+                                    "association": evaluate.ALL if association == ".*" else association, "path": evaluate.ALL})
+    span = evaluate.Window(start_ns, end_ns)
     out = []
     for d in catalog.DASHBOARDS:
         for where, q in d.queries():
-            for k, v in values.items():
-                q = q.replace(k, v)
-            out.append((f"{d.uid}: {where}", q))
+            out.append((f"{d.uid}: {where}", selection.fill(q, span)))
     return out
 
 
