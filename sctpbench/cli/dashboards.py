@@ -66,10 +66,6 @@ def serve(args: argparse.Namespace) -> int:
         print(f"sctpbench dashboards serve: --{e}", file=sys.stderr)
         return EXIT_USAGE
     target = influx.Target(url=url, database=args.database, credentials_dir=influx_dir)
-    problem = live.check(target)
-    if problem:  # said now and shown in the page; the view keeps trying, so a server started later is seen
-        print(f"sctpbench dashboards serve: InfluxDB: {problem}", file=sys.stderr, flush=True)
-
     def ready(page: str) -> None:
         print(f"live view of {target.describe()}: {page}", flush=True)
 

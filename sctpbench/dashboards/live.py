@@ -54,6 +54,7 @@ def _status(data: evaluate.PanelData, newest_ns: int | None) -> str:
     """The line under each panel; its data attributes are what tests and the benchmark read."""
     text = html.escape(data.error) if data.error else f"{data.points} points"
     newest = f' data-newest="{newest_ns}"' if newest_ns is not None else ""
+    newest += f' data-series="{html.escape("|".join(s.label for s in data.series))}"'
     cls = f"{STATUS_CLASS} sb-error" if data.error else STATUS_CLASS
     return (f'<span class="{cls}" data-panel="{html.escape(data.panel.title)}" data-points="{data.points}"{newest} '
             f'style="font-size:11px;color:{"#c00" if data.error else "#777"}">{text}</span>')
@@ -65,10 +66,9 @@ def _newest(data: evaluate.PanelData) -> int | None:
 
 
 def _figure(panel: Panel, **kwargs: Any) -> Any:
-    fig = figure(height=panel.height * GRID_ROW_PX, sizing_mode="stretch_width", toolbar_location=None,
-                 tools="", **kwargs)
-    fig.title.text = ""
-    return fig
+    options: dict[str, Any] = {"height": panel.height * GRID_ROW_PX, "sizing_mode": "stretch_width",
+                               "toolbar_location": None, "tools": ""} | kwargs
+    return figure(**options)
 
 
 def _ms(ns: Any) -> float:
@@ -280,7 +280,10 @@ class Source:
 
 
 class LiveDashboard:
-    """One browser session's dashboard: widgets, panel views, and the refresh that feeds them."""
+    """One browser session's dashboard: widgets, panel views, and the refresh that feeds them.
+
+    `report` hears each change of the problem reading InfluxDB ("" once it is gone).
+    """
 
     def __init__(self, dashboard: Dashboard, source: Source, report: Callable[[str], None]) -> None:
         self.dashboard = dashboard
@@ -292,10 +295,10 @@ class LiveDashboard:
                         for v in dashboard.variables}
         for w in self.widgets.values():
             w.param.watch(self._chosen, "value")
-        self.alert = pn.pane.Alert("", alert_type="danger", visible=False, sizing_mode="stretch_width")
+        self.alert = pn.pane.HTML("", visible=False, sizing_mode="stretch_width")
         self.clock = pn.pane.HTML("", sizing_mode="stretch_width")
         self.views = [VIEWS[p.kind](p) for row in dashboard.rows for p in row.panels]
-        rows = []
+        rows: list[Any] = []
         views = iter(self.views)
         for row in dashboard.rows:
             rows.append(pn.pane.HTML(f"<h3 style='margin:4px 0'>{html.escape(row.title)}</h3>"))
@@ -347,10 +350,10 @@ class LiveDashboard:
         if problem == self.last_problem:
             return
         self.last_problem = problem
-        self.alert.object = f"InfluxDB: {problem}" if problem else ""
+        self.alert.object = (f'<div class="sb-alert" style="background:#fdd;color:#900;padding:8px;border-radius:4px">'
+                             f'InfluxDB: {html.escape(problem)}</div>') if problem else ""
         self.alert.visible = bool(problem)
-        if problem:
-            self.report(f"sctpbench dashboards serve: InfluxDB: {problem}")
+        self.report(problem)
 
     def start(self) -> Any:
         self.refresh()
@@ -377,15 +380,26 @@ def check(target: influx.Target) -> str:
     return ""
 
 
+class ProblemLog:
+    """Says on stderr what stops the view reading InfluxDB: once while it lasts, for all sessions."""
+
+    def __init__(self) -> None:
+        self.said = ""
+
+    def __call__(self, problem: str) -> None:
+        if problem and problem != self.said:
+            print(f"sctpbench dashboards serve: InfluxDB: {problem}", file=sys.stderr, flush=True)
+        self.said = problem
+
+
 def serve(dashboard: Dashboard, source: Source, port: int, ready: Callable[[str], None] | None = None) -> None:
     """Serve the view on 127.0.0.1:port until interrupted."""
     pn.extension(design=None)
-
-    def report(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    log = ProblemLog()
+    log(check(source.target))  # before any browser comes: the terminal hears of it at once
 
     def session() -> Any:
-        return LiveDashboard(dashboard, source, report).start()
+        return LiveDashboard(dashboard, source, log).start()
 
     url = f"http://127.0.0.1:{port}/"
     if ready is not None:

@@ -38,7 +38,8 @@ walk(document);
 """
 STATUS = _DEEP + """
 return found.map((e) => ({panel: e.dataset.panel, points: Number(e.dataset.points),
-                          error: e.classList.contains('sb-error') ? e.textContent : '', newest: e.dataset.newest || null}));
+                          error: e.classList.contains('sb-error') ? e.textContent : '', newest: e.dataset.newest || null,
+                          series: (e.dataset.series || '').split('|').filter((s) => s)}));
 """
 STATS = _DEEP + "return found.map((e) => [e.dataset.field, Number(e.dataset.value)]);"
 CHOOSE = _DEEP + """
@@ -97,6 +98,14 @@ def panels_lacking_data(shown: dict[str, dict[str, Any]], expected: list[str]) -
         elif s["error"] or s["points"] == 0:
             out.append(f"{title}: {s['error'] or 'no data'}")
     return out
+
+
+ALERTS = _DEEP + "return found.filter((e) => e.offsetParent !== null && e.textContent.trim()).map((e) => e.textContent.trim());"
+
+
+def alerts(driver: Any) -> list[str]:
+    """The messages the page shows about InfluxDB (visible ones)."""
+    return list(driver.execute_script(ALERTS, ".sb-alert"))
 
 
 def stats(driver: Any) -> dict[str, float]:
