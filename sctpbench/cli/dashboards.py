@@ -9,9 +9,8 @@ from pathlib import Path
 
 from sctpbench.cli import influx_options
 from sctpbench.cli.exit_status import EXIT_OK, EXIT_USAGE
+from sctpbench.dashboards.watch import DEFAULT_VIEW_PORT as DEFAULT_PORT
 from sctpbench.outputs import destination
-
-DEFAULT_PORT = 5106  # the live view's; dashboards/live.py says the same
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
