@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, FactorRange, HoverTool
+from bokeh.models import ColumnDataSource, FactorRange, HoverTool, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
@@ -105,7 +105,8 @@ class TimeSeriesView:
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         self.points = panel.defaults.get("custom", {}).get("drawStyle") == "points"
-        self.fig = _figure(panel, x_axis_type="datetime", y_axis_label=panel.unit or None)
+        # A fixed range, moved by each refresh: a DataRange1d keeps the span of its first drawing.
+        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_axis_label=panel.unit or None)
         self.marks = _Marks(self.fig)
         self.sources: dict[str, ColumnDataSource] = {}
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
@@ -143,7 +144,7 @@ class StateTimelineView:
         self.panel = panel
         mapping = (panel.defaults.get("mappings") or [{"options": {}}])[0]["options"]
         self.states = {float(k): (v["text"], v["color"]) for k, v in mapping.items()}
-        self.fig = _figure(panel, x_axis_type="datetime", y_range=FactorRange())
+        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_range=FactorRange())
         self.source = ColumnDataSource({"y": [], "left": [], "right": [], "color": [], "state": []})
         bars = self.fig.hbar(y="y", left="left", right="right", height=0.8, color="color", source=self.source)
         self.fig.add_tools(HoverTool(renderers=[bars], tooltips=[("path", "@y"), ("state", "@state")]))

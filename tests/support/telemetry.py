@@ -20,12 +20,17 @@ from sctpbench.telemetry import influx, points, server
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def local_influxd(directory: Path) -> Iterator[server.LocalServer]:
-    """A fixture body: influxd on a free loopback port, stopped afterwards."""
+def require_influxd() -> None:
+    """Skip where influxd is missing; fail under SCTPBENCH_REQUIRE_GUEST=1."""
     if shutil.which("influxd") is None:
         if os.environ.get("SCTPBENCH_REQUIRE_GUEST") == "1":
             pytest.fail("influxd is required (Debian package influxdb, installed by scripts/install)")
         pytest.skip("influxd not installed (Debian package influxdb)")
+
+
+def local_influxd(directory: Path) -> Iterator[server.LocalServer]:
+    """A fixture body: influxd on a free loopback port, stopped afterwards."""
+    require_influxd()
     s = server.start(directory, server.free_port())
     try:
         yield s
