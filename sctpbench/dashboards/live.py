@@ -251,7 +251,7 @@ def _cell(value: Any) -> str:
 class StatView:
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
-        self.numbers = pn.pane.HTML("", sizing_mode="stretch_width", height=panel.height * GRID_ROW_PX - 60)
+        self.numbers = pn.pane.HTML("", sizing_mode="stretch_width", height=max(60, panel.height * GRID_ROW_PX - 60))
         self.box = _Box(panel, self.numbers)
         self.layout = self.box.layout
 
@@ -259,9 +259,11 @@ class StatView:
         cells = []
         for s in data.series:
             for column, value in zip(s.columns[1:], s.rows[0][1:] if s.rows else (), strict=False):
-                cells.append(f'<div style="display:inline-block;margin:0 24px"><div class="sb-stat" data-field="{html.escape(column)}" '
+                # A series grouped by a tag is named by its alias (e.g. the run's status); else the column.
+                name = s.label if s.tags else column
+                cells.append(f'<div style="display:inline-block;margin:0 24px"><div class="sb-stat" data-field="{html.escape(name)}" '
                              f'data-value="{value}" style="font-size:40px;color:#2a7">{value}</div>'
-                             f'<div style="color:#777">{html.escape(column)}</div></div>')
+                             f'<div style="color:#777">{html.escape(name)}</div></div>')
         self.numbers.object = "".join(cells) or '<div style="color:#777">no data</div>'
         self.box.show_status(data)
 

@@ -160,6 +160,9 @@ def live_points(run: str, t0_ns: int, seqs: range, fail_seq: int = 100,
                                        "selfcheck_delay_excess_ms": 0.0, "selfcheck_reasons": ""}, t_fail).line())
     if fail_seq in seqs:
         every = points.RunTags("live", "session", run, 1, points.ALL_ASSOCIATIONS)
+        lines.append(points.Point("sctp_run", every.as_dict() | {"status": "ok"},
+                                  {"failover_time_ms": 1200.0, "detection_time_ms": 1400.0, "mtt_p50_ms": 10.0, "seed": 1},
+                                  t0_ns + fail_seq * 20_000_000).line())
         lines.append(points.Point("sctp_event", every.as_dict() | {"source": "timeline", "kind": "fail", "path": "none"},
                                   {"detail": "scheduled", "addr": "", "title": "timeline: fail primary"},
                                   t0_ns + fail_seq * 20_000_000 - 5_000_000).line())
