@@ -50,11 +50,13 @@ class PanelView(Protocol):
     def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None: ...
 
 
-def _status(data: evaluate.PanelData, newest_ns: int | None) -> str:
+def _status(data: evaluate.PanelData, newest_ns: int | None, marks: int | None = None) -> str:
     """The line under each panel; its data attributes are what tests and the benchmark read."""
     text = html.escape(data.error) if data.error else f"{data.points} points"
     newest = f' data-newest="{newest_ns}"' if newest_ns is not None else ""
     newest += f' data-series="{html.escape("|".join(s.label for s in data.series))}"'
+    if marks is not None:  # a panel on the time axis: how many annotations it marks
+        newest += f' data-marks="{marks}"'
     cls = f"{STATUS_CLASS} sb-error" if data.error else STATUS_CLASS
     return (f'<span class="{cls}" data-panel="{html.escape(data.panel.title)}" data-points="{data.points}"{newest} '
             f'style="font-size:11px;color:{"#c00" if data.error else "#777"}">{text}</span>')
@@ -84,8 +86,8 @@ class _Box:
         self.layout = pn.Column(title, body, self.status, width=panel.width * GRID_COLUMN_PX,
                                 styles={"border": "1px solid #ddd", "border-radius": "4px"}, margin=4)
 
-    def show_status(self, data: evaluate.PanelData) -> None:
-        self.status.object = _status(data, _newest(data))
+    def show_status(self, data: evaluate.PanelData, marks: int | None = None) -> None:
+        self.status.object = _status(data, _newest(data), marks)
 
 
 class _Marks:
@@ -136,7 +138,7 @@ class TimeSeriesView:
                 source.data = {"x": [], "y": []}
         self.fig.x_range.start, self.fig.x_range.end = _ms(span.start_ns), _ms(span.end_ns)
         self.marks.show(marks)
-        self.box.show_status(data)
+        self.box.show_status(data, len(marks))
 
 
 class StateTimelineView:
@@ -167,7 +169,7 @@ class StateTimelineView:
         self.source.data = out
         self.fig.x_range.start, self.fig.x_range.end = _ms(span.start_ns), _ms(span.end_ns)
         self.marks.show(marks)
-        self.box.show_status(data)
+        self.box.show_status(data, len(marks))
 
 
 class HistogramView:

@@ -43,6 +43,8 @@ def start_view(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def stop_view(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is not None:
+        return
     proc.terminate()
     try:
         proc.wait(timeout=10)
@@ -69,21 +71,29 @@ def test_live_view_draws_every_panel_and_follows_the_run(tmp_path: Path, influxd
 
             writer.write(live_points("r1", t0, range(120, 200)))  # the run goes on; no reload
             live_view.wait_for(lambda: live_view.stats(driver)["delivered"] > first, 30, "the delivered count to grow")
-            assert live_view.stats(driver)["delivered"] == 400
+            live_view.wait_for(lambda: live_view.stats(driver)["delivered"] == 400, 10, "all 400 messages counted")
 
             mtt = "MTT per message (max per interval)"
+            # The annotations: the timeline's failure, and each association's ADDR_UNREACHABLE.
+            live_view.wait_for(lambda: live_view.statuses(driver)[mtt]["marks"] == 3, 10, "3 annotations")
             both = live_view.statuses(driver)[mtt]["series"]
             assert {s.split()[0] for s in both} == {"main", "ops"}, both
             live_view.choose(driver, "association", "ops")
             live_view.wait_for(lambda: {s.split()[0] for s in live_view.statuses(driver)[mtt]["series"]} == {"ops"}, 30,
                                "only the ops association's series")
-            assert live_view.stats(driver)["delivered"] == 200
+            # The same refresh redraws every panel; the browser may apply its changes one by one.
+            live_view.wait_for(lambda: live_view.stats(driver)["delivered"] == 200, 10, "ops's 200 messages counted")
+            live_view.wait_for(lambda: live_view.statuses(driver)[mtt]["marks"] == 2, 10,
+                               "2 annotations: ops's own path change, and the timeline's")
             assert not live_view.panels_lacking_data(live_view.statuses(driver), PANELS)
 
             driver.save_screenshot(str(tmp_path / "live-view.png"))
             assert (tmp_path / "live-view.png").stat().st_size > 10_000
             hosts = live_view.requested_hosts(driver)
             assert hosts == {"127.0.0.1"}, hosts
+            # Stopped while the page is still open: a browser that leaves first makes the
+            # server log its closed websocket, which says nothing about the view.
+            stop_view(proc)
     finally:
         stop_view(proc)
     assert "Traceback" not in (tmp_path / "view.stderr").read_text()
