@@ -53,12 +53,12 @@ class PanelView(Protocol):
 def _status(data: evaluate.PanelData, newest_ns: int | None, marks: int | None = None) -> str:
     """The line under each panel; its data attributes are what tests and the benchmark read."""
     text = html.escape(data.error) if data.error else f"{data.points} points"
-    newest = f' data-newest="{newest_ns}"' if newest_ns is not None else ""
-    newest += f' data-series="{html.escape("|".join(s.label for s in data.series))}"'
+    attrs = f' data-newest="{newest_ns}"' if newest_ns is not None else ""
+    attrs += f' data-series="{html.escape("|".join(s.label for s in data.series))}"'
     if marks is not None:  # a panel on the time axis: how many annotations it marks
-        newest += f' data-marks="{marks}"'
+        attrs += f' data-marks="{marks}"'
     cls = f"{STATUS_CLASS} sb-error" if data.error else STATUS_CLASS
-    return (f'<span class="{cls}" data-panel="{html.escape(data.panel.title)}" data-points="{data.points}"{newest} '
+    return (f'<span class="{cls}" data-panel="{html.escape(data.panel.title)}" data-points="{data.points}"{attrs} '
             f'style="font-size:11px;color:{"#c00" if data.error else "#777"}">{text}</span>')
 
 
