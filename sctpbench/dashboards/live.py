@@ -73,6 +73,12 @@ def _figure(panel: Panel, **kwargs: Any) -> Any:
     return figure(**options)
 
 
+def _set(source: ColumnDataSource, data: dict[str, list[Any]]) -> None:
+    """New data for a glyph, sent to the browser only when it differs (a finished run stays put)."""
+    if dict(source.data) != data:
+        source.data = data
+
+
 def _ms(ns: Any) -> float:
     return float(ns) / 1e6
 
@@ -99,8 +105,8 @@ class _Marks:
         fig.add_tools(HoverTool(renderers=[spans], tooltips=[("event", "@text"), ("kind", "@tags")]))
 
     def show(self, marks: list[evaluate.Mark]) -> None:
-        self.source.data = {"x": [_ms(m.time_ns) for m in marks], "color": [m.color for m in marks],
-                            "text": [m.text for m in marks], "tags": [m.tags for m in marks]}
+        _set(self.source, {"x": [_ms(m.time_ns) for m in marks], "color": [m.color for m in marks],
+                             "text": [m.text for m in marks], "tags": [m.tags for m in marks]})
 
 
 class TimeSeriesView:
@@ -131,11 +137,11 @@ class TimeSeriesView:
         shown = set()
         for s in data.series:
             rows = [row for row in s.rows if row[1] is not None]
-            self._source(s.label).data = {"x": [_ms(r[0]) for r in rows], "y": [r[1] for r in rows]}
+            _set(self._source(s.label), {"x": [_ms(r[0]) for r in rows], "y": [r[1] for r in rows]})
             shown.add(s.label)
         for label, source in self.sources.items():
             if label not in shown:  # a series the selection left out
-                source.data = {"x": [], "y": []}
+                _set(source, {"x": [], "y": []})
         self.fig.x_range.start, self.fig.x_range.end = _ms(span.start_ns), _ms(span.end_ns)
         self.marks.show(marks)
         self.box.show_status(data, len(marks))
@@ -158,7 +164,10 @@ class StateTimelineView:
         out: dict[str, list[Any]] = {"y": [], "left": [], "right": [], "color": [], "state": []}
         for s in data.series:
             rows = [r for r in s.rows if r[1] is not None]
-            for (t, v), nxt in zip(rows, [*rows[1:], (span.end_ns, None)], strict=True):
+            # One bar per stretch of the same state, not per interval: a few bars instead of
+            # thousands to send and draw at every refresh.
+            changes = [r for i, r in enumerate(rows) if i == 0 or r[1] != rows[i - 1][1]]
+            for (t, v), nxt in zip(changes, [*changes[1:], (span.end_ns, None)], strict=True):
                 text, color = self.states.get(float(v), (str(v), "gray"))
                 out["y"].append(s.label)
                 out["left"].append(_ms(t))
@@ -166,7 +175,7 @@ class StateTimelineView:
                 out["color"].append(color)
                 out["state"].append(text)
         self.fig.y_range.factors = sorted({s.label for s in data.series})
-        self.source.data = out
+        _set(self.source, out)
         self.fig.x_range.start, self.fig.x_range.end = _ms(span.start_ns), _ms(span.end_ns)
         self.marks.show(marks)
         self.box.show_status(data, len(marks))
@@ -186,9 +195,9 @@ class HistogramView:
         values = [float(v) for s in data.series for r in s.rows for v in r[1:] if isinstance(v, int | float)]
         if values:
             counts, edges = np.histogram(values, bins=self.buckets)
-            self.source.data = {"left": edges[:-1].tolist(), "right": edges[1:].tolist(), "top": counts.tolist()}
+            _set(self.source, {"left": edges[:-1].tolist(), "right": edges[1:].tolist(), "top": counts.tolist()})
         else:
-            self.source.data = {"left": [], "right": [], "top": []}
+            _set(self.source, {"left": [], "right": [], "top": []})
         self.box.show_status(data)
 
 
@@ -219,7 +228,7 @@ class BarChartView:
                         out["top"].append(value)
                         out["color"].append(Category10_10[i % len(Category10_10)])
         self.fig.x_range.factors = out["x"]
-        self.source.data = out
+        _set(self.source, out)
         self.box.show_status(data)
 
 
