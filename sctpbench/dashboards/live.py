@@ -110,38 +110,47 @@ class _Marks:
 
 
 class TimeSeriesView:
+    """All series of a panel in one glyph (a multi-line, or one scatter), coloured and named by
+    columns of its data: a new series is new data, not a new model, so the browser never
+    rebuilds the figure while a run streams (that took seconds under load)."""
+
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         self.points = panel.defaults.get("custom", {}).get("drawStyle") == "points"
         # A fixed range, moved by each refresh: a DataRange1d keeps the span of its first drawing.
         self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_axis_label=panel.unit or None)
         self.marks = _Marks(self.fig)
-        self.sources: dict[str, ColumnDataSource] = {}
+        self.colors: dict[str, str] = {}  # a series keeps its colour for the session
+        if self.points:
+            self.source = ColumnDataSource({"x": [], "y": [], "color": [], "label": []})
+            self.fig.scatter("x", "y", source=self.source, size=4, color="color", legend_field="label")
+        else:
+            self.source = ColumnDataSource({"xs": [], "ys": [], "color": [], "label": []})
+            self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color", legend_field="label")
+        self.fig.legend.location = "top_left"
+        self.fig.legend.label_text_font_size = "9px"
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
         self.layout = self.box.layout
 
-    def _source(self, label: str) -> ColumnDataSource:
-        if label not in self.sources:
-            color = Category10_10[len(self.sources) % len(Category10_10)]
-            source = ColumnDataSource({"x": [], "y": []})
-            if self.points:
-                self.fig.scatter("x", "y", source=source, size=4, color=color, legend_label=label)
-            else:
-                self.fig.line("x", "y", source=source, line_width=2, color=color, legend_label=label)
-            self.fig.legend.location = "top_left"
-            self.fig.legend.label_text_font_size = "9px"
-            self.sources[label] = source
-        return self.sources[label]
+    def _color(self, label: str) -> str:
+        return self.colors.setdefault(label, Category10_10[len(self.colors) % len(Category10_10)])
 
     def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None:
-        shown = set()
+        out: dict[str, list[Any]] = {k: [] for k in self.source.data}
         for s in data.series:
             rows = [row for row in s.rows if row[1] is not None]
-            _set(self._source(s.label), {"x": [_ms(r[0]) for r in rows], "y": [r[1] for r in rows]})
-            shown.add(s.label)
-        for label, source in self.sources.items():
-            if label not in shown:  # a series the selection left out
-                _set(source, {"x": [], "y": []})
+            xs, ys = [_ms(r[0]) for r in rows], [r[1] for r in rows]
+            if self.points:
+                out["x"] += xs
+                out["y"] += ys
+                out["color"] += [self._color(s.label)] * len(rows)
+                out["label"] += [s.label] * len(rows)
+            else:
+                out["xs"].append(xs)
+                out["ys"].append(ys)
+                out["color"].append(self._color(s.label))
+                out["label"].append(s.label)
+        _set(self.source, out)
         self.fig.x_range.start, self.fig.x_range.end = _ms(span.start_ns), _ms(span.end_ns)
         self.marks.show(marks)
         self.box.show_status(data, len(marks))
