@@ -49,6 +49,14 @@ def quantile(values: list[float], q: float) -> float:
 
 
 def main() -> None:
+    work = Path(tempfile.mkdtemp(prefix="live-view-bench-"))
+    try:
+        measure(work)
+    finally:  # also when the output's reader goes away: no influxd left behind
+        server.stop(work / "influx")
+
+
+def measure(work: Path) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=Path("bench-live-view"))
     ap.add_argument("--refresh", default="1s")
@@ -57,7 +65,6 @@ def main() -> None:
     ap.add_argument("--experiment", default=str(ROOT / "examples" / "failover.yaml"))
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="live-view-bench-"))
     s = server.start(work / "influx", server.free_port())
     port = server.free_port()
     view = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "dashboards", "serve", "--influx-dir", str(s.directory),
@@ -127,7 +134,6 @@ def main() -> None:
     }
     print(json.dumps(result, indent=2))
     (args.out / "readings.json").write_text(json.dumps({"page": readings, "influxdb": stored, "messages": series[0]["values"] if series else []}))
-    server.stop(s.directory)
 
 
 def live_view_refresh(refresh: str) -> float:
