@@ -32,6 +32,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                      help="run a disturbed run again at most N times (default: the file's disturbed_retries, 2)")
     run.add_argument("--dry-run", action="store_true", help="list the runs in order, with what is already done")
     run.add_argument("--backend", choices=capabilities.backend_choices(), default=capabilities.AUTO)
+    run.add_argument("--watch", action="store_true",
+                     help="watch the runs live in the browser: starts the local InfluxDB and the live view when not "
+                          "running, prints the URL, streams every run there (as `sctpbench run --watch`)")
+    run.add_argument("--influx-dir", type=Path, metavar="DIR",
+                     help="--watch: the local InfluxDB's folder (default ~/.local/share/sctpbench/influxdb)")
+    run.add_argument("--view-port", type=int, default=5106, help="--watch: the live view's port (default 5106)")
     compare = csub.add_parser("compare", help="compare a campaign with a baseline; exit 1 on regression")
     compare.add_argument("new", type=Path, help="campaign folder (or its campaign.parquet)")
     compare.add_argument("baseline", type=Path)
@@ -59,6 +65,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         from sctpbench.model.errors import SpecError
 
         raise SpecError(f"--retries {args.retries}: allowed: a whole number from 0")
+    spec.load(args.file, args.overrides)  # a bad file says so before anything is started
+    if args.watch and not args.dry_run:
+        _watch(args)
     loaded = spec.load(args.file, args.overrides)
     runs = expand.runs(loaded)  # every configuration and plan is valid before anything is built
     from sctpbench.outputs import destination
@@ -92,6 +101,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         print("interrupted: run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def _watch(args: argparse.Namespace) -> None:
+    """Every run streams to the local InfluxDB the live view reads (the run ids leave influx: out)."""
+    import os
+
+    from sctpbench.dashboards import watch
+    from sctpbench.model.errors import SpecError
+    from sctpbench.telemetry import credentials
+
+    try:
+        watched = watch.prepare(args.influx_dir, args.view_port)
+    except (watch.WatchError, watch.server.ServerError) as e:
+        raise SpecError(f"--watch: {e}") from None
+    # The runs' live writers, in this process and the executor's, read the credentials from there.
+    os.environ[credentials.DIR_ENV] = str(watched.influx.directory)
+    args.overrides.append(f"influx.url={watched.influx.url}")
+    print(f"{args.file}: {watch.message(watched)}", file=sys.stderr, flush=True)
 
 
 def _on_backend_clock(runs: list[expand.Run], backend: str, source: str, progress: Callable[[str], None]) -> list[expand.Run]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from sctpbench.backends import stops
 from sctpbench.cli import backend_option, experiment_file, influx_options
 from sctpbench.cli.exit_status import EXIT_FAILED, EXIT_OK
+from sctpbench.dashboards.watch import DEFAULT_VIEW_PORT
 from sctpbench.model.errors import SpecError
 from sctpbench.orchestration import capabilities, clock
 from sctpbench.outputs import destination
@@ -30,6 +31,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     run.add_argument("--influx", metavar="URL", help="stream telemetry live to this InfluxDB (same as --set influx.url=URL)")
     influx_options.add_dir(run)
+    run.add_argument("--watch", action="store_true",
+                     help="watch the run live in the browser: starts the local InfluxDB (--influx-dir, default "
+                          "~/.local/share/sctpbench/influxdb) and the live view when not running, prints the URL, streams "
+                          "the run there; with clock: paced the run unfolds at wall-clock speed")
+    run.add_argument("--view-port", type=int, default=DEFAULT_VIEW_PORT, help=f"--watch: the live view's port (default {DEFAULT_VIEW_PORT})")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -53,9 +59,27 @@ def check_results_folder(out: Path) -> None:
         raise SpecError(f"--out {out}: cannot write into the results folder: {e.strerror}") from None
 
 
+def watch_live(args: argparse.Namespace) -> None:
+    """--watch: the file is checked first, then the local InfluxDB and the view are made ready."""
+    from sctpbench.dashboards import watch
+
+    experiment = experiment_file.load(args)  # a bad file says so before anything is started
+    try:
+        watched = watch.prepare(args.influx_dir, args.view_port)
+    except (watch.WatchError, watch.server.ServerError) as e:
+        raise SpecError(f"--watch: {e}") from None
+    args.influx_dir = watched.influx.directory
+    print(f"{experiment.name}: {watch.message(watched)}", file=sys.stderr, flush=True)
+    if experiment.clock == "virtual":
+        print(f"{experiment.name}: on the virtual clock the run goes faster than the wall clock; "
+              "--set clock=paced unfolds it at wall-clock speed", file=sys.stderr, flush=True)
+
+
 def _run(args: argparse.Namespace) -> int:
     from sctpbench.orchestration import calibrate  # pyarrow/scipy load only when running
 
+    if args.watch:
+        watch_live(args)
     influx_dir = influx_options.influx_dir(args)
     if influx_dir:  # the telemetry writer finds it there, in this process and its children
         os.environ["SCTPBENCH_INFLUX_DIR"] = influx_dir

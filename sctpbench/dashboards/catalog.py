@@ -13,7 +13,10 @@ CAMPAIGN = '"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/'
 # and the run's sctp_run point across associations carry `all` (telemetry/points.py):
 # queries of timeline events leave ASSOCIATION out, so they show whatever is chosen.
 ASSOCIATION = '"association" =~ /^$association$/'
-CLIENT_PATHS = f"{SELECTED} AND {ASSOCIATION} AND \"endpoint\" = 'client' AND $timeFilter"
+# A path is a peer address: the arrival path of a message (`none` when lost), or the address
+# an endpoint samples; the variable offers the client's view of the server's addresses.
+PATH = '"path" =~ /^$path$/'
+CLIENT_PATHS = f"{SELECTED} AND {ASSOCIATION} AND {PATH} AND \"endpoint\" = 'client' AND $timeFilter"
 
 STATE_MAPPINGS = [{"type": "value", "options": {
     "3": {"text": "ACTIVE", "color": "green", "index": 0},
@@ -56,6 +59,18 @@ RUN_PANELS = Row("Run", (
     _per_path("cwnd per path", "cwnd", "bytes", "Congestion window of each path (client)."),
     _per_path("SRTT per path", "srtt_ms", "ms", "Smoothed RTT of each path (client; kernel jiffies → ms)."),
     _per_path("RTO per path", "rto_ms", "ms", "Retransmission timeout of each path (client)."),
+    Panel("MTT per association (mean per interval)", "timeseries",
+          (Query(f'SELECT mean("mtt_ms") FROM "sctp_message" WHERE {SELECTED} AND {ASSOCIATION} AND $timeFilter '
+                 'GROUP BY time($__interval), "run", "association" fill(none)',
+                 alias="$tag_association $tag_run"),),
+          width=12, unit="ms", description="Message transfer time of each association, whatever path carried it."),
+    Panel("Messages delivered per path", "timeseries",
+          (Query(f'SELECT count("mtt_ms") FROM "sctp_message" WHERE {SELECTED} AND {ASSOCIATION} AND "path" != \'none\' '
+                 'AND $timeFilter GROUP BY time($__interval), "run", "association", "path" fill(none)',
+                 alias="$tag_association $tag_path $tag_run"),),
+          width=12, description="Messages arriving on each path per interval: a path switch (failover, handover, "
+                                "a policy's choice) shows as traffic moving from one line to another.",
+          defaults={"custom": {"drawStyle": "points", "pointSize": 4}}),
     Panel("MTT distribution", "histogram",
           (Query(f'SELECT "mtt_ms" FROM "sctp_message" WHERE {SELECTED} AND {ASSOCIATION} AND $timeFilter'),),
           width=12, unit="ms", options={"bucketCount": 50}),
@@ -65,6 +80,12 @@ RUN_PANELS = Row("Run", (
 ))
 
 CAMPAIGN_PANELS = Row("Campaign", (
+    Panel("Runs landed, by status", "stat",
+          (Query(f'SELECT count("seed") FROM "sctp_run" WHERE {CAMPAIGN} AND "association" = \'all\' GROUP BY "status"',
+                 alias="$tag_status"),),
+          width=24, height=4,
+          description="Runs of the selected campaigns that have finished: ok, disturbed (timing outside the "
+                      "self-check's tolerances) and failed, as they land (not limited to the time range)."),
     Panel("Failover and detection time per run", "barchart",
           (Query(f'SELECT "failover_time_ms", "detection_time_ms", "detection_model_ms" FROM "sctp_run" '
                  f'WHERE {CAMPAIGN} AND {ASSOCIATION} GROUP BY "run", "association"', result_format="table"),),
@@ -95,6 +116,8 @@ VARIABLES = (
     # also matches `all`, the run's sctp_run point across associations.
     Variable("association", "association",
              f'SHOW TAG VALUES FROM "sctp_message" WITH KEY = "association" WHERE {CAMPAIGN} AND "run" =~ /^$run$/'),
+    Variable("path", "path",
+             f'SHOW TAG VALUES FROM "sctp_path" WITH KEY = "path" WHERE {SELECTED} AND {ASSOCIATION} AND "endpoint" = \'client\''),
 )
 
 ANNOTATIONS = (

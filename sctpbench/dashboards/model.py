@@ -69,12 +69,19 @@ class Annotation:
     name: str
     influxql: str
     color: str
+    # The columns holding an annotation's text and its tags.
+    text_column: str = "title"
+    tags_column: str = "kind"
 
     def to_json(self) -> dict[str, Any]:
+        # Grafana 10/11's InfluxDB plugin reads textColumn and tagsColumn from the target
+        # (its InfluxQL annotation editor writes them there); older Grafana read them at the
+        # top level, so both places carry them.
+        columns = {"textColumn": self.text_column, "tagsColumn": self.tags_column}
         return {
             "name": self.name, "datasource": DATASOURCE, "enable": True, "iconColor": self.color,
-            "query": self.influxql, "textColumn": "title", "tagsColumn": "kind",
-            "target": {"query": self.influxql, "rawQuery": True, "refId": "Anno"},
+            "query": self.influxql, **columns,
+            "target": {"query": self.influxql, "rawQuery": True, "refId": "Anno", **columns},
         }
 
 

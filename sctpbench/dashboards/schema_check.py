@@ -86,6 +86,10 @@ DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(("annotations", "list", "*", "target", "query"), f"The annotation's InfluxQL. {_INFLUX_TARGET}"),
     Deviation(("annotations", "list", "*", "target", "rawQuery"),
               f"InfluxQL written as text, not built in the query editor. {_INFLUX_TARGET}"),
+    Deviation(("annotations", "list", "*", "target", "textColumn"),
+              f"Column shown as the annotation's text, where Grafana 10/11 read it. {_INFLUX_TARGET}"),
+    Deviation(("annotations", "list", "*", "target", "tagsColumn"),
+              f"Column shown as the annotation's tags, where Grafana 10/11 read them. {_INFLUX_TARGET}"),
 )
 
 

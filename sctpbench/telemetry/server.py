@@ -90,7 +90,7 @@ def start(directory: Path, port: int = 8086, database: str = "sctpbench") -> Loc
     directory = directory.resolve()
     if running(directory):
         raise ServerError(f"an InfluxDB started from {directory} is already running (pid {_pid(directory)})")
-    if not _port_free(port):
+    if not port_free(port):
         raise ServerError(f"127.0.0.1:{port} is already in use; choose another with --port")
     # Private: it holds the password and the data (mode applies only to a folder made now).
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -198,7 +198,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _port_free(port: int) -> bool:
+def port_free(port: int) -> bool:
+    """Whether influxd could listen on this loopback port now."""
     with socket.socket() as s:
         # As influxd (Go) binds: connections of a stopped server in TIME_WAIT do not count.
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.dashboards import catalog
+from sctpbench.dashboards import catalog, evaluate
 from sctpbench.model import spec
 from sctpbench.plan import build as planning
 from sctpbench.telemetry import influx, points, server
@@ -21,12 +20,17 @@ from sctpbench.telemetry import influx, points, server
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def local_influxd(directory: Path) -> Iterator[server.LocalServer]:
-    """A fixture body: influxd on a free loopback port, stopped afterwards."""
+def require_influxd() -> None:
+    """Skip where influxd is missing; fail under SCTPBENCH_REQUIRE_GUEST=1."""
     if shutil.which("influxd") is None:
         if os.environ.get("SCTPBENCH_REQUIRE_GUEST") == "1":
             pytest.fail("influxd is required (Debian package influxdb, installed by scripts/install)")
         pytest.skip("influxd not installed (Debian package influxdb)")
+
+
+def local_influxd(directory: Path) -> Iterator[server.LocalServer]:
+    """A fixture body: influxd on a free loopback port, stopped afterwards."""
+    require_influxd()
     s = server.start(directory, server.free_port())
     try:
         yield s
@@ -96,16 +100,14 @@ def synthetic_run(run_dir: Path, messages: int = 200, lost: tuple[int, ...] = (1
 
 def dashboard_queries(experiment: str, campaign: str, run: str, start_ns: int, end_ns: int,
                       association: str = ".*") -> list[tuple[str, str]]:
-    """Every dashboard query with Grafana's variables filled in as Grafana would (association: All by default)."""
-    values = {"$experiment": re.escape(experiment), "$campaign": re.escape(campaign), "$run": re.escape(run),
-              "$association": association,
-              "$timeFilter": f"time >= {start_ns} AND time <= {end_ns}", "$__interval": "100ms"}
+    """Every dashboard query with Grafana's variables filled in as the live view fills them (association: All by default)."""
+    selection = evaluate.Selection({"experiment": experiment, "campaign": campaign, "run": run,
+                                    "association": evaluate.ALL if association == ".*" else association, "path": evaluate.ALL})
+    span = evaluate.Window(start_ns, end_ns)
     out = []
     for d in catalog.DASHBOARDS:
         for where, q in d.queries():
-            for k, v in values.items():
-                q = q.replace(k, v)
-            out.append((f"{d.uid}: {where}", q))
+            out.append((f"{d.uid}: {where}", selection.fill(q, span)))
     return out
 
 
@@ -118,3 +120,50 @@ def assert_every_dashboard_query_has_data(target: influx.Target, run_dir: Path, 
         series = influx.query(target, q)
         values = [v for s in series for row in s.get("values", []) for v in row[1:] if v is not None]
         assert values, f"{where} returned no data: {q}"
+
+
+LIVE_ASSOCIATIONS = ("main", "ops")
+
+
+def live_points(run: str, t0_ns: int, seqs: range, fail_seq: int = 100,
+                associations: tuple[str, ...] = LIVE_ASSOCIATIONS) -> list[str]:
+    """Line protocol for part of a run as it streams: two associations (MTT 10 ms on the primary,
+    1200 ms on the secondary from `fail_seq`, `main` and `ops` apart by 5 ms), path samples every
+    5th message, the timeline's failure, the client's UNREACHABLE and the run's summary points."""
+    lines = []
+    for n, association in enumerate(associations):
+        tags = points.RunTags("live", "session", run, 1, association)
+        for seq in seqs:
+            t = t0_ns + seq * 20_000_000
+            failed = seq >= fail_seq
+            mtt = (1200.0 if failed else 10.0) + 5 * n
+            lines.append(points.Point("sctp_message", tags.as_dict() | {"path": CLIENT_ADDRS[int(failed)]},
+                                      {"mtt_ms": mtt, "size": 200, "stream": 0, "seq": seq, "delivered": True}, t).line())
+            if seq % 5 == 0:
+                for i, addr in enumerate(SERVER_ADDRS):
+                    state = "INACTIVE" if i == 0 and failed else "ACTIVE"
+                    lines.append(points.Point(
+                        "sctp_path", tags.as_dict() | {"endpoint": "client", "path": addr},
+                        {"state": state, "state_code": points.STATE_CODES[state], "cwnd": 4380 + 100 * n, "srtt_ms": 20.0,
+                         "rto_ms": 200.0, "mtu": 1500, "primary": i == 0}, t).line())
+        if fail_seq in seqs:
+            t_fail = t0_ns + fail_seq * 20_000_000
+            lines.append(points.Point("sctp_event", tags.as_dict() | {"source": "client", "kind": "ADDR_UNREACHABLE",
+                                                                      "path": SERVER_ADDRS[0]},
+                                      {"detail": "error 0", "addr": SERVER_ADDRS[0], "title": "client: ADDR_UNREACHABLE"},
+                                      t_fail + 400_000_000).line())
+            lines.append(points.Point("sctp_run", tags.as_dict() | {"status": "ok"},
+                                      {"failover_time_ms": 1200.0, "detection_time_ms": 1400.0, "detection_model_ms": 1400.0,
+                                       "mtt_p50_ms": 10.0, "mmtt_ms": 1200.0, "messages_sent": len(seqs),
+                                       "messages_delivered": len(seqs), "selfcheck_lateness_p99_ms": 0.1,
+                                       "selfcheck_lateness_max_ms": 0.2, "selfcheck_event_lag_max_ms": 0.0,
+                                       "selfcheck_delay_excess_ms": 0.0, "selfcheck_reasons": ""}, t_fail).line())
+    if fail_seq in seqs:
+        every = points.RunTags("live", "session", run, 1, points.ALL_ASSOCIATIONS)
+        lines.append(points.Point("sctp_run", every.as_dict() | {"status": "ok"},
+                                  {"failover_time_ms": 1200.0, "detection_time_ms": 1400.0, "mtt_p50_ms": 10.0, "seed": 1},
+                                  t0_ns + fail_seq * 20_000_000).line())
+        lines.append(points.Point("sctp_event", every.as_dict() | {"source": "timeline", "kind": "fail", "path": "none"},
+                                  {"detail": "scheduled", "addr": "", "title": "timeline: fail primary"},
+                                  t0_ns + fail_seq * 20_000_000 - 5_000_000).line())
+    return lines

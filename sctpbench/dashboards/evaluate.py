@@ -1,0 +1,167 @@
+"""A dashboard's queries run as Grafana runs them, for the live view and its tests.
+
+The committed definitions (catalog.py) hold InfluxQL with Grafana's variables
+(`$experiment`, `$run`, `$timeFilter`, `$__interval`, …). Here they are filled in for one
+selection, run server-side against InfluxDB (telemetry/influx.py, with the credentials
+`run` uses), and their answers turned into plain series and tables: no Panel, no Bokeh,
+so the tests and the benchmark can read exactly what the page draws.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from sctpbench.dashboards.model import Annotation, Dashboard, Panel, Variable
+from sctpbench.telemetry import influx
+
+ALL = "All"
+# Room around the newest run's points, so its first and last messages are not on the edge.
+MARGIN_NS = 1_000_000_000
+# When nothing has been written yet: Grafana's own default window.
+EMPTY_WINDOW_NS = 15 * 60 * 1_000_000_000
+# Points across the window a panel draws at most per series: Grafana's $__interval idea.
+MAX_POINTS = 1000
+MIN_INTERVAL_MS = 10
+
+
+@dataclass(frozen=True)
+class Window:
+    """The time range the panels show, in ns since the epoch."""
+
+    start_ns: int
+    end_ns: int
+
+    @property
+    def interval(self) -> str:
+        ms = max(MIN_INTERVAL_MS, (self.end_ns - self.start_ns) // MAX_POINTS // 1_000_000)
+        return f"{ms}ms"
+
+    @property
+    def time_filter(self) -> str:
+        return f"time >= {self.start_ns} AND time <= {self.end_ns}"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """One value (or All) per dashboard variable, by the variable's name."""
+
+    values: dict[str, str] = field(default_factory=dict)
+
+    def regex(self, name: str) -> str:
+        value = self.values.get(name, ALL)
+        return ".*" if value == ALL else re.escape(value)
+
+    def fill(self, influxql: str, window: Window | None = None) -> str:
+        """The query with every variable replaced; `$timeFilter` and `$__interval` need a window."""
+        # Longest names first: $run must not eat the start of a longer name.
+        for name in sorted(self.values, key=len, reverse=True):
+            influxql = influxql.replace(f"${name}", self.regex(name))
+        if window is not None:
+            influxql = influxql.replace("$timeFilter", window.time_filter).replace("$__interval", window.interval)
+        return influxql
+
+
+@dataclass(frozen=True)
+class Series:
+    """One series of a panel: its label and rows of (time ns, value per column)."""
+
+    label: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    # The tags the query grouped by: a table shows them as columns, as Grafana's table format does.
+    tags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def points(self) -> int:
+        return sum(1 for row in self.rows for v in row[1:] if v is not None)
+
+
+@dataclass(frozen=True)
+class PanelData:
+    """What one panel shows now: its series, or the reason it shows nothing."""
+
+    panel: Panel
+    series: tuple[Series, ...] = ()
+    error: str = ""
+
+    @property
+    def points(self) -> int:
+        return sum(s.points for s in self.series)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One annotation: a moment with its title and tags (Grafana's textColumn and tagsColumn)."""
+
+    time_ns: int
+    text: str
+    tags: str
+    color: str
+
+
+def variable_options(target: influx.Target, variable: Variable, selection: Selection) -> list[str]:
+    """The values a variable offers now, given the variables before it."""
+    values = {row[1] for s in influx.query(target, selection.fill(variable.influxql)) for row in s.get("values", [])}
+    return sorted(str(v) for v in values)
+
+
+def window(target: influx.Target, selection: Selection, now_ns: int) -> Window:
+    """The newest selected run's span (a live run's end is its newest message), else the last 15 minutes."""
+    where = selection.fill('"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/ AND "run" =~ /^$run$/')
+    newest = influx.query(target, f'SELECT last("seq") FROM "sctp_message" WHERE {where} GROUP BY "run"')
+    ends = [(s["values"][0][0], s["tags"]["run"]) for s in newest if s.get("values")]
+    if not ends:
+        return Window(now_ns - EMPTY_WINDOW_NS, now_ns)
+    end, run = max(ends)
+    first = influx.query(target, f'SELECT first("seq") FROM "sctp_message" WHERE {where} AND "run" = \'{_quote(run)}\'')
+    start = first[0]["values"][0][0] if first and first[0].get("values") else end
+    return Window(int(start) - MARGIN_NS, int(end) + MARGIN_NS)
+
+
+def panel_data(target: influx.Target, panel: Panel, selection: Selection, span: Window) -> PanelData:
+    """Every query of the panel, filled and run; a refused query is the panel's error, not an exception."""
+    series: list[Series] = []
+    try:
+        for q in panel.queries:
+            for s in influx.query(target, selection.fill(q.influxql, span)):
+                series.append(_series(s, q.alias))
+    except influx.WriteError as e:
+        return PanelData(panel, error=str(e))
+    return PanelData(panel, tuple(series))
+
+
+def marks(target: influx.Target, annotation: Annotation, selection: Selection, span: Window) -> list[Mark]:
+    """An annotation's moments, its text from `title` and its tags from `kind` (as Grafana reads them)."""
+    out = []
+    for s in influx.query(target, selection.fill(annotation.influxql, span)):
+        columns = s["columns"]
+        text = columns.index(annotation.text_column) if annotation.text_column in columns else None
+        tags = columns.index(annotation.tags_column) if annotation.tags_column in columns else None
+        for row in s.get("values", []):
+            out.append(Mark(int(row[0]), str(row[text]) if text is not None else "",
+                            str(row[tags]) if tags is not None else "", annotation.color))
+    return out
+
+
+def dashboard_data(target: influx.Target, dashboard: Dashboard, selection: Selection, span: Window) -> list[PanelData]:
+    return [panel_data(target, p, selection, span) for row in dashboard.rows for p in row.panels]
+
+
+def panels_without_data(data: list[PanelData]) -> list[str]:
+    """Titles of the panels that show nothing, with why: the check the browser test makes of the page too."""
+    return [f"{d.panel.title}: {d.error or 'no data'}" for d in data if d.error or d.points == 0]
+
+
+def _series(s: dict[str, Any], alias: str) -> Series:
+    tags = {str(k): str(v) for k, v in (s.get("tags") or {}).items()}
+    if alias:
+        label = re.sub(r"\$tag_(\w+)", lambda m: tags.get(m.group(1), ""), alias).strip()
+    else:
+        label = " ".join([s.get("name", "")] + [f"{k}={v}" for k, v in sorted(tags.items())])
+    return Series(label, tuple(s["columns"]), tuple(tuple(row) for row in s.get("values", [])), tags)
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("'", "\\'")

@@ -1,0 +1,114 @@
+"""The live view (`sctpbench dashboards serve`) in a real browser while points arrive.
+
+A real influxd, the view as the command starts it (a subprocess, the server's credentials
+folder), and Debian's chromium driven headless through chromium-driver: every panel of the
+dashboard draws data, the delivered count grows without a reload as the second half of the
+run is written, choosing one association changes the series, nothing is requested from
+beyond 127.0.0.1, and a screenshot is kept in the test's folder. An unreachable InfluxDB is
+one message in the page and on stderr.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sctpbench.dashboards import catalog
+from sctpbench.telemetry import influx, server
+from tests.support import live_view
+from tests.support.telemetry import live_points, local_influxd
+
+PANELS = [p.title for row in catalog.RUNS.rows for p in row.panels]
+
+
+@pytest.fixture
+def influxd(tmp_path: Path) -> Iterator[server.LocalServer]:
+    yield from local_influxd(tmp_path / "influx")
+
+
+def start_view(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    """`sctpbench dashboards serve` on a free port; its URL once it listens."""
+    port = server.free_port()
+    log = (tmp_path / "view.stderr").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "dashboards", "serve", "--port", str(port),
+                             "--refresh", "1s", *args], stdout=subprocess.PIPE, stderr=log, text=True)
+    line = proc.stdout.readline() if proc.stdout else ""
+    assert f"http://127.0.0.1:{port}/" in line, line + (tmp_path / "view.stderr").read_text()
+    return proc, f"http://127.0.0.1:{port}/"
+
+
+def stop_view(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def test_live_view_draws_every_panel_and_follows_the_run(tmp_path: Path, influxd: server.LocalServer) -> None:
+    live_view.require_browser()
+    target = influxd.target()
+    influx.ensure_database(target)
+    t0 = time.time_ns() - 4_000_000_000
+    writer = influx.writer(target)
+    writer.write(live_points("r1", t0, range(0, 120)))
+    proc, url = start_view(tmp_path, "--influx-dir", str(influxd.directory))
+    try:
+        with live_view.browser(tmp_path / "profile") as driver:
+            driver.get(url)
+            live_view.wait_for(lambda: not live_view.panels_lacking_data(live_view.statuses(driver), PANELS), 60,
+                               f"every panel to show data: {live_view.panels_lacking_data(live_view.statuses(driver), PANELS)}")
+            first = live_view.stats(driver)["delivered"]
+            assert first == 240, first  # 120 messages of each association
+
+            writer.write(live_points("r1", t0, range(120, 200)))  # the run goes on; no reload
+            live_view.wait_for(lambda: live_view.stats(driver)["delivered"] > first, 30, "the delivered count to grow")
+            live_view.wait_for(lambda: live_view.stats(driver)["delivered"] == 400, 10, "all 400 messages counted")
+
+            mtt = "MTT per message (max per interval)"
+            # The annotations: the timeline's failure, and each association's ADDR_UNREACHABLE.
+            live_view.wait_for(lambda: live_view.statuses(driver)[mtt]["marks"] == 3, 10, "3 annotations")
+            both = live_view.statuses(driver)[mtt]["series"]
+            assert {s.split()[0] for s in both} == {"main", "ops"}, both
+            live_view.choose(driver, "association", "ops")
+            live_view.wait_for(lambda: {s.split()[0] for s in live_view.statuses(driver)[mtt]["series"]} == {"ops"}, 30,
+                               "only the ops association's series")
+            # The same refresh redraws every panel; the browser may apply its changes one by one.
+            live_view.wait_for(lambda: live_view.stats(driver)["delivered"] == 200, 10, "ops's 200 messages counted")
+            live_view.wait_for(lambda: live_view.statuses(driver)[mtt]["marks"] == 2, 10,
+                               "2 annotations: ops's own path change, and the timeline's")
+            assert not live_view.panels_lacking_data(live_view.statuses(driver), PANELS)
+
+            driver.save_screenshot(str(tmp_path / "live-view.png"))
+            assert (tmp_path / "live-view.png").stat().st_size > 10_000
+            hosts = live_view.requested_hosts(driver)
+            assert hosts == {"127.0.0.1"}, hosts
+            # Stopped while the page is still open: a browser that leaves first makes the
+            # server log its closed websocket, which says nothing about the view.
+            stop_view(proc)
+    finally:
+        stop_view(proc)
+    assert "Traceback" not in (tmp_path / "view.stderr").read_text()
+
+
+def test_an_unreachable_influxdb_is_one_message_in_the_page_and_on_stderr(tmp_path: Path) -> None:
+    live_view.require_browser()
+    nowhere = f"http://127.0.0.1:{server.free_port()}"
+    proc, url = start_view(tmp_path, "--url", nowhere)
+    try:
+        with live_view.browser(tmp_path / "profile") as driver:
+            driver.get(url)
+            shown = live_view.wait_for(lambda: live_view.alerts(driver), 30, "the page's message")
+            assert len(shown) == 1 and nowhere in shown[0] and "no InfluxDB answers there" in shown[0], shown
+    finally:
+        stop_view(proc)
+    said = [line for line in (tmp_path / "view.stderr").read_text().splitlines() if nowhere in line]
+    assert len(said) == 1 and "no InfluxDB answers there" in said[0], said

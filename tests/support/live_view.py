@@ -1,0 +1,144 @@
+"""Reading the live view (`sctpbench dashboards serve`) as a person sees it: Debian's chromium
+driven by selenium through Debian's chromium-driver, headless, in a fresh profile.
+
+Bokeh and Panel draw each model inside a shadow root, so the page is read with a script that
+walks every shadow root: the status line under each panel (its title, how many points it
+drew, or the error it shows), the stat panel's numbers, and the variables' select boxes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+# Schemes that reach a network; chrome://, data: and blob: stay inside the browser.
+NETWORK = {"http", "https", "ws", "wss", "ftp"}
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", "--window-size=1500,2400")
+
+# Every element matching a selector, in the document and in every shadow root under it.
+_DEEP = """
+const found = [];
+const walk = (root) => {
+  root.querySelectorAll(arguments[0]).forEach((e) => found.push(e));
+  root.querySelectorAll('*').forEach((e) => { if (e.shadowRoot) walk(e.shadowRoot); });
+};
+walk(document);
+"""
+STATUS = _DEEP + """
+return found.map((e) => ({panel: e.dataset.panel, points: Number(e.dataset.points),
+                          error: e.classList.contains('sb-error') ? e.textContent : '', newest: e.dataset.newest || null,
+                          series: (e.dataset.series || '').split('|').filter((s) => s),
+                          marks: e.dataset.marks === undefined ? null : Number(e.dataset.marks)}));
+"""
+STATS = _DEEP + "return found.map((e) => [e.dataset.field, Number(e.dataset.value)]);"
+CHOOSE = _DEEP + """
+const [label, value] = [arguments[1], arguments[2]];
+for (const select of found) {
+  const box = select.closest('.bk-input-group') || select.parentElement;
+  if (!box || !box.textContent.trim().startsWith(label)) continue;
+  if (![...select.options].some((o) => o.value === value)) return 'no option ' + value;
+  select.value = value;
+  select.dispatchEvent(new Event('input', {bubbles: true}));
+  select.dispatchEvent(new Event('change', {bubbles: true}));
+  return 'ok';
+}
+return 'no select ' + label;
+"""
+
+
+def require_browser() -> None:
+    """Skip (or fail under SCTPBENCH_REQUIRE_GUEST=1) where chromium or chromedriver is missing."""
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
+    if missing:
+        why = f"{' and '.join(missing)} not installed (Debian packages chromium and chromium-driver; scripts/install)"
+        if os.environ.get("SCTPBENCH_REQUIRE_GUEST") == "1":
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+@contextmanager
+def browser(profile: Path) -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def statuses(driver: Any) -> dict[str, dict[str, Any]]:
+    return {s["panel"]: s for s in driver.execute_script(STATUS, ".sb-status")}
+
+
+def panels_lacking_data(shown: dict[str, dict[str, Any]], expected: list[str]) -> list[str]:
+    """The check the test makes of the page: every expected panel drew points and shows no error."""
+    out = []
+    for title in expected:
+        s = shown.get(title)
+        if s is None:
+            out.append(f"{title}: not on the page")
+        elif s["error"] or s["points"] == 0:
+            out.append(f"{title}: {s['error'] or 'no data'}")
+    return out
+
+
+ALERTS = _DEEP + "return found.filter((e) => e.offsetParent !== null && e.textContent.trim()).map((e) => e.textContent.trim());"
+
+
+def alerts(driver: Any) -> list[str]:
+    """The messages the page shows about InfluxDB (visible ones)."""
+    return list(driver.execute_script(ALERTS, ".sb-alert"))
+
+
+def stats(driver: Any) -> dict[str, float]:
+    return dict(driver.execute_script(STATS, ".sb-stat"))
+
+
+def choose(driver: Any, label: str, value: str) -> None:
+    result = driver.execute_script(CHOOSE, "select", label, value)
+    assert result == "ok", result
+
+
+def wait_for(condition: Callable[[], Any], timeout_s: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def requested_hosts(driver: Any) -> set[str]:
+    """Every host the page asked for: the performance log's requests and websockets, and resource entries."""
+    hosts = set()
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        params = message.get("params", {})
+        url = params.get("request", {}).get("url") or (params.get("url") if "webSocket" in message.get("method", "") else None)
+        if url and urlsplit(url).scheme in NETWORK:
+            hosts.add(urlsplit(url).hostname or url)
+    for url in driver.execute_script("return performance.getEntriesByType('resource').map((e) => e.name)"):
+        if urlsplit(url).scheme in NETWORK:
+            hosts.add(urlsplit(url).hostname or url)
+    return hosts

@@ -1,0 +1,106 @@
+"""The live view's parts that need no browser: filling Grafana's variables, running a panel's
+queries against a real influxd, the check the browser test makes of each panel (shown able to
+fail with a broken query), and the messages for a refused or absent InfluxDB."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sctpbench.dashboards import catalog, evaluate, live
+from sctpbench.dashboards.model import Query
+from sctpbench.telemetry import influx, server
+from tests.support import live_view
+from tests.support.telemetry import live_points, local_influxd
+
+ALL = evaluate.Selection({v.name: evaluate.ALL for v in catalog.RUNS.variables})
+PANELS = [p for row in catalog.RUNS.rows for p in row.panels]
+
+
+@pytest.fixture(scope="module")
+def influxd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.LocalServer]:
+    yield from local_influxd(tmp_path_factory.mktemp("influx"))
+
+
+@pytest.fixture(scope="module")
+def target(influxd: server.LocalServer) -> influx.Target:
+    target = influxd.target()
+    influx.ensure_database(target)
+    influx.writer(target).write(live_points("r1", time.time_ns() - 5_000_000_000, range(0, 200)))
+    return target
+
+
+def test_every_query_is_filled_in() -> None:
+    span = evaluate.Window(1, 2)
+    for where, q in catalog.RUNS.queries():
+        assert not re.search(r"\$\w", ALL.fill(q, span)), where
+    one = evaluate.Selection({"run": "a.b", "association": "ops"}).fill('"run" =~ /^$run$/ AND "association" =~ /^$association$/')
+    assert one == '"run" =~ /^a\\.b$/ AND "association" =~ /^ops$/'
+
+
+def test_every_panel_has_data_and_the_window_follows_the_newest_run(target: influx.Target) -> None:
+    span = evaluate.window(target, ALL, time.time_ns())
+    assert span.end_ns - span.start_ns == 199 * 20_000_000 + 2 * evaluate.MARGIN_NS
+    data = evaluate.dashboard_data(target, catalog.RUNS, ALL, span)
+    assert evaluate.panels_without_data(data) == []
+    marks = [m for a in catalog.RUNS.annotations for m in evaluate.marks(target, a, ALL, span)]
+    assert {m.text for m in marks} == {"timeline: fail primary", "client: ADDR_UNREACHABLE"}
+    assert evaluate.variable_options(target, catalog.RUNS.variables[3], ALL) == ["main", "ops"]
+
+
+def _page_statuses(data: list[evaluate.PanelData]) -> dict[str, dict[str, object]]:
+    """The status lines as the browser test reads them from the page (tests/support/live_view.py's script)."""
+    out: dict[str, dict[str, object]] = {}
+    for d in data:
+        html = live._status(d, None)
+        attrs = dict(re.findall(r'data-(\w+)="([^"]*)"', html))
+        error = re.sub(r"<[^>]+>", "", html) if "sb-error" in html else ""
+        out[attrs["panel"].replace("&#x27;", "'")] = {"points": int(attrs["points"]), "error": error}
+    return out
+
+
+def test_a_broken_panel_query_fails_the_check(target: influx.Target) -> None:
+    span = evaluate.window(target, ALL, time.time_ns())
+    mtt = PANELS[0]
+    misspelt = dataclasses.replace(mtt, queries=(Query(mtt.queries[0].influxql.replace('"mtt_ms"', '"mtt_msx"')),))
+    invalid = dataclasses.replace(PANELS[1], queries=(Query("SELECT count( FROM sctp_message"),))
+    data = [evaluate.panel_data(target, p, ALL, span) for p in (misspelt, invalid, *PANELS[2:])]
+    lacking = evaluate.panels_without_data(data)
+    assert lacking[0] == f"{mtt.title}: no data" and lacking[1].startswith(f"{PANELS[1].title}: ") and len(lacking) == 2
+    titles = [p.title for p in PANELS]
+    assert [t.split(":")[0] for t in live_view.panels_lacking_data(_page_statuses(data), titles)] == titles[:2]
+    good = [evaluate.panel_data(target, p, ALL, span) for p in PANELS]
+    assert live_view.panels_lacking_data(_page_statuses(good), titles) == []
+
+
+def test_refused_credentials_and_no_server_are_said_plainly(influxd: server.LocalServer, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no default server folder to fall back on
+    for name in ("SCTPBENCH_INFLUX_DIR", "SCTPBENCH_INFLUX_TOKEN", "SCTPBENCH_INFLUX_USERNAME", "SCTPBENCH_INFLUX_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    refused = live.check(influx.Target(url=influxd.url))
+    assert "refused the credentials (HTTP 401)" in refused and "--influx-dir" in refused
+    absent = live.check(influx.Target(url=f"http://127.0.0.1:{server.free_port()}", timeout_s=2))
+    assert "no InfluxDB answers there" in absent
+    assert live.check(influxd.target()) == ""
+
+
+def test_refresh_intervals() -> None:
+    assert [live.refresh_seconds(r) for r in ("5s", "500ms", "1m")] == [5.0, 0.5, 60.0]
+    with pytest.raises(ValueError):
+        live.refresh_seconds("soon")
+
+
+def test_every_panel_kind_has_a_view() -> None:
+    assert {p.kind for p in PANELS} <= set(live.VIEWS)
+
+
+def test_grafana_reads_the_annotation_columns_from_the_target() -> None:
+    for a in catalog.RUNS.to_json()["annotations"]["list"]:
+        assert a["target"]["textColumn"] == a["textColumn"] == "title"
+        assert a["target"]["tagsColumn"] == a["tagsColumn"] == "kind"
