@@ -1,4 +1,5 @@
-"""Run a campaign's missing runs in parallel guests, resumably.
+"""Run a campaign's missing runs in parallel guests, resumably; the bookkeeping every
+executor shares (Session, receive; campaign/distributed.py runs them on Dask workers).
 
 Each run goes to its own worker process (one guest each) and into `runs/<run_key>/`,
 the folder runner.run_in writes. A run is done when that folder's summary.json says
@@ -158,7 +159,7 @@ class _Log:
 def make_room(campaign_dir: Path, run: Run) -> None:
     """runs/<run_key>/ free for a new attempt: a failed or interrupted attempt's folder (what
     it measured) is kept in attempts/."""
-    (campaign_dir / "runs").mkdir(exist_ok=True)
+    (campaign_dir / "runs").mkdir(parents=True, exist_ok=True)
     folder = run_dir(campaign_dir, run)
     if not folder.exists():
         return

@@ -176,11 +176,25 @@ def unpack(archive: bytes, folder: Path) -> None:
         tar.extractall(folder, members=members)  # noqa: S202 (checked above)
 
 
+def _end_with_the_worker() -> None:
+    """A worker killed outright (SIGKILL, the machine lost) cannot stop its child: have the
+    kernel send the child SIGTERM then, which work() takes as a stop (the guest is torn
+    down). Linux's PR_SET_PDEATHSIG follows the thread that started the child: the task's
+    thread, which waits for the child until it ends."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() == 1:  # the worker died before the request was made
+        sys.exit(130)
+
+
 def _main() -> None:
     """The child: the run's description on stdin, as execute's local workers get it."""
     from sctpbench.campaign import execute
     from sctpbench.orchestration import capabilities
 
+    _end_with_the_worker()
     experiment, repetition, backend = pickle.loads(sys.stdin.buffer.read())  # from the worker that started it
     execute.work(experiment, repetition, Path(sys.argv[1]), backend, capabilities.agent_path(), None)
 
