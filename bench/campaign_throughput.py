@@ -119,10 +119,13 @@ def _cluster(workers: int) -> Iterator[str]:
             client.wait_for_workers(workers, timeout=60)
         yield address
     finally:
-        for p in procs:
+        for p in reversed(procs):  # the workers first: they say goodbye to the scheduler
             p.terminate()
-        for p in procs:
-            p.wait(30)
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
 
 
 def _noop() -> None:

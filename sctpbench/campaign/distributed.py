@@ -124,6 +124,12 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
             _note_starts(processing, futures, running, session)
             for future in [f for f in futures if f.done()]:
                 run, submitted = futures.pop(future)
+                if future.status in ("cancelled", "lost"):
+                    # Not by us: the scheduler went (or restarted) and forgot it. Not a result:
+                    # submitted again if the scheduler comes back, else SchedulerGone below.
+                    running.pop(run.run_key, None)
+                    queue.insert(0, run)
+                    continue
                 if _finish(future, run, submitted, session, workers, running, len(queue) + len(futures)):
                     queue.append(run)  # disturbed: run again, later
             line = _workers_line(workers, processing, len(queue) + len(futures), running)

@@ -164,3 +164,64 @@ def test_no_scheduler_is_one_clear_error(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "no Dask scheduler answers there" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "tiny" / "runs").exists()
+
+
+def _first_start(folder: Path, proc: subprocess.Popen[str], timeout_s: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while proc.poll() is None and time.monotonic() < deadline:
+        starts = [e for e in _log(folder) if e["event"] == "start"] if (folder / "runs.jsonl").exists() else []
+        if starts:
+            return starts[0]
+        time.sleep(0.5)
+    raise AssertionError("no run started")
+
+
+def test_ctrl_c_stops_the_remote_runs_and_their_guests(cluster: Cluster, tmp_path: Path) -> None:
+    folder = tmp_path / "tiny"
+    proc = subprocess.Popen(_campaign(tmp_path, "--scheduler", cluster.scheduler), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    _first_start(folder, proc)
+    keys = tuple(r.run_key for r in expand.runs(spec.load(TINY, ["clock=virtual"])))
+    deadline = time.monotonic() + 60
+    while not guests(keys) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert guests(keys), "no guest came up"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted: run the same command again to resume" in err
+    deadline = time.monotonic() + 60  # each worker sees its task cancelled and tears its guest down
+    while guests(keys) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not guests(keys), "a remote run's guest outlived Ctrl-C"
+    assert any(e["event"] == "end" and e["status"] == "interrupted" for e in _log(folder))
+
+
+def test_the_scheduler_gone_is_one_clear_error_and_what_came_back_is_kept(tmp_path: Path) -> None:
+    """A scheduler and one worker of its own: the scheduler is killed after the first run came back."""
+    scheduler = f"tcp://127.0.0.1:{_port()}"
+    sched = subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", scheduler.rsplit(":", 1)[1],
+                              "--dashboard-address", "127.0.0.1:0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = _worker(scheduler, _port(), tmp_path)
+    out = tmp_path / "out"
+    folder = out / "tiny"
+    try:
+        _wait_for_workers(scheduler, 1)
+        proc = subprocess.Popen(_campaign(out, "--scheduler", scheduler), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 180
+        while proc.poll() is None and time.monotonic() < deadline and not any(
+                e["event"] == "end" for e in (_log(folder) if (folder / "runs.jsonl").exists() else [])):
+            time.sleep(0.5)
+        sched.kill()
+        _, err = proc.communicate(timeout=180)
+    finally:
+        for p in (worker, sched):
+            p.kill()
+            p.wait(30)
+    assert proc.returncode == 2, err
+    gone = [line for line in err.splitlines() if "is gone" in line or "no Dask scheduler" in line]
+    assert len(gone) == 1 and gone[0].startswith("sctpbench: ") and "Traceback" not in err, err
+    ok = [e["run_key"] for e in _log(folder) if e["event"] == "end" and e["status"] == "ok"]
+    assert ok and all(table.run_summary(folder / "runs" / key)["status"] == "ok" for key in ok)
+    assert not [e for e in _log(folder) if e["event"] == "end" and e["status"] == "failed"], "a lost task was recorded as a failed run"
