@@ -105,6 +105,10 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
     queue = list(session.pending)
     try:
         while queue or futures:
+            if client.status not in ("running", "connecting", "newly-created"):  # Dask gave up reconnecting
+                raise SchedulerGone(f"the Dask scheduler at {scheduler} is gone (the client is {client.status}); the "
+                                    f"{len(session.outcome.ran)} runs that came back are kept: run the same command "
+                                    "again to resume")
             try:
                 if _check_workers(client, workers, software, backend, resource, session, progress) and futures:
                     _resubmit_stranded(client, futures, submit)
@@ -136,9 +140,6 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
             if line != last_line or time.monotonic() - last_report > REPORT_S:
                 last_report, last_line = time.monotonic(), line
                 progress(line)
-            if client.status not in ("running", "connecting", "newly-created"):
-                raise SchedulerGone(f"the Dask client for {scheduler} is {client.status}; the runs that came back are "
-                                    "kept: run the same command again to resume")
             time.sleep(POLL_S)
     except KeyboardInterrupt:
         stopped = [run for run, _ in futures.values() if run.run_key in running]
@@ -158,7 +159,9 @@ def _check_workers(client: Any, workers: Workers, software: dict[str, str], back
                    session: execute.Session, progress: execute.Progress) -> bool:
     """Check the workers not seen before (a refused one gets one line, here and in
     runs.jsonl) and forget those gone; True when one was accepted."""
-    known = client.scheduler_info(n_workers=-1)["workers"]
+    known = client.scheduler_info(n_workers=-1).get("workers")
+    if known is None:  # the client lost the scheduler between two calls
+        raise ConnectionError("no answer from the scheduler")
     for gone in set(workers.accepted) - set(known):
         del workers.accepted[gone]
         session.log.write("worker-gone", worker=gone)
