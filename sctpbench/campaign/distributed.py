@@ -120,17 +120,18 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
                     raise SchedulerGone(f"the Dask scheduler at {scheduler} is gone ({e}); the {len(session.outcome.ran)} "
                                         "runs that came back are kept: run the same command again to resume") from None
                 processing = {}
-            # Only about as many tasks as the accepted workers have threads: a task submitted
-            # before a worker held the resource would never be given to it (Dask does not
-            # look again at tasks no worker could take when a worker's resources change).
-            while queue and len(futures) < 2 * workers.threads:  # one waiting per thread: no idle gap
+            # Only two tasks per accepted worker thread (one running, one waiting: no idle gap
+            # while the client commits): a task submitted before a worker held the resource
+            # would never be given to it (Dask does not look again at tasks no worker could
+            # take when a worker's resources change).
+            while queue and len(futures) < 2 * workers.threads:
                 submit(queue.pop(0))
             _note_starts(processing, futures, running, session)
             for future in [f for f in futures if f.done()]:
                 run, submitted = futures.pop(future)
                 if future.status in ("cancelled", "lost"):
                     # Not by us: the scheduler went (or restarted) and forgot it. Not a result:
-                    # submitted again if the scheduler comes back, else SchedulerGone below.
+                    # submitted again if the scheduler comes back, else SchedulerGone above.
                     running.pop(run.run_key, None)
                     queue.insert(0, run)
                     continue
@@ -147,7 +148,8 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
         progress(f"interrupted: cancelling {len(futures)} run(s); the workers stop their guests")
         client.cancel(list(futures), force=True)
     except SchedulerGone:
-        session.interrupted([], len(queue) + len(futures))
+        stopped = [run for run, _ in futures.values() if run.run_key in running]
+        session.interrupted(stopped, len(queue) + len(futures) - len(stopped))
         raise
     finally:
         signal.signal(signal.SIGTERM, previous_term)
