@@ -27,6 +27,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--out", type=Path, default=Path("results"), help="results folder (default: ./results)")
     run.add_argument("--parallel", type=int, default=DEFAULT_PARALLEL,
                      help=f"guests at once (default {DEFAULT_PARALLEL}, measured by bench/campaign_throughput.py)")
+    run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                     help="run on the Dask workers of this scheduler instead of here (docs/distributed.md); "
+                          "each worker runs as many guests at once as it has threads")
     run.add_argument("--max-runs", type=int, help="run at most this many of the missing runs, then stop")
     run.add_argument("--retries", type=int, metavar="N",
                      help="run a disturbed run again at most N times (default: the file's disturbed_retries, 2)")
@@ -91,8 +94,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     for run in runs:  # every configuration, before the first run is built
         capabilities.check_stack_variants(run.experiment, backend, str(args.file))
     progress(f"backend {backend}, {runs[0].experiment.clock if runs else '-'} clock, results in {folder}")
-    outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel, args.max_runs,
-                              args.retries)
+    if args.scheduler:
+        from sctpbench.campaign import distributed
+
+        outcome = distributed.execute_on(args.scheduler, folder, loaded, runs, backend, progress, args.max_runs, args.retries)
+    else:
+        outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel,
+                                  args.max_runs, args.retries)
     _print_configs(folder)
     print(f"ran {len(outcome.ran)} ({len(outcome.failed)} failed, {len(outcome.disturbed)} disturbed after "
           f"{sum(outcome.retried.values())} retries), {outcome.skipped} were already done, {outcome.left} left; "

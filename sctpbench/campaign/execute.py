@@ -1,4 +1,5 @@
-"""Run a campaign's missing runs in parallel guests, resumably.
+"""Run a campaign's missing runs in parallel guests, resumably; the bookkeeping every
+executor shares (Session, receive; campaign/distributed.py runs them on Dask workers).
 
 Each run goes to its own worker process (one guest each) and into `runs/<run_key>/`,
 the folder runner.run_in writes. A run is done when that folder's summary.json says
@@ -114,8 +115,9 @@ class Outcome:
     left: int = 0  # not run (interrupted or --max-runs)
 
 
-def _work(experiment: Experiment, repetition: int, directory: Path, backend: str, agent: Path, stopping: Any) -> None:
-    """A worker process: one run, its progress and any crash kept in the run folder.
+def work(experiment: Experiment, repetition: int, directory: Path, backend: str, agent: Path, stopping: Any) -> None:
+    """A worker process (a local one, or a Dask worker's child): one run, its progress and
+    any crash kept in the run folder.
 
     It starts with SIGINT ignored (see _start) and takes it from here on; a stop that came
     before that is seen in `stopping`, set before any SIGINT is sent."""
@@ -129,7 +131,7 @@ def _work(experiment: Experiment, repetition: int, directory: Path, backend: str
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    if stopping.is_set():
+    if stopping is not None and stopping.is_set():
         sys.exit(130)
     from sctpbench.orchestration import runner
 
@@ -154,8 +156,10 @@ class _Log:
             datetime.now(UTC).isoformat(timespec="milliseconds"), self.invocation, event, fields))
 
 
-def _set_aside(campaign_dir: Path, run: Run) -> None:
-    """Keep a failed or interrupted attempt's folder (what it measured) out of the way."""
+def make_room(campaign_dir: Path, run: Run) -> None:
+    """runs/<run_key>/ free for a new attempt: a failed or interrupted attempt's folder (what
+    it measured) is kept in attempts/."""
+    (campaign_dir / "runs").mkdir(parents=True, exist_ok=True)
     folder = run_dir(campaign_dir, run)
     if not folder.exists():
         return
@@ -195,87 +199,132 @@ def retry_disturbed(outcome: Outcome, run_key: str, status: str, retries: int) -
     return True
 
 
+def missing(campaign_dir: Path, runs: list[Run]) -> list[Run]:
+    """The runs not yet done, in the campaign's order: what any executor runs."""
+    return [run for run in runs if not is_done(campaign_dir, run)]
+
+
+@dataclass
+class Session:
+    """One `campaign run` invocation's bookkeeping, whichever executor runs the runs: the
+    folder's lock, what is missing, runs.jsonl, the tables and the outcome. An executor
+    only starts runs (`started`) and reports their ends (`ended`)."""
+
+    folder: Path
+    loaded: Loaded
+    runs: list[Run]
+    progress: Progress
+    retries: int
+    lock: Any
+    log: _Log
+    outcome: Outcome = field(default_factory=Outcome)
+    pending: list[Run] = field(default_factory=list)
+    durations: list[float] = field(default_factory=list)
+
+    @classmethod
+    def open(cls, campaign_dir: Path, loaded: Loaded, runs: list[Run], progress: Progress, max_runs: int | None,
+             retries: int | None, **start: Any) -> Session:
+        """Lock the folder, describe the campaign, find what is missing (at most max_runs of it)."""
+        lock = _lock(campaign_dir)
+        describe(campaign_dir, loaded, runs)
+        session = cls(campaign_dir, loaded, runs, progress,
+                      loaded.campaign.disturbed_retries if retries is None else retries, lock, _Log(campaign_dir))
+        session.pending = missing(campaign_dir, runs)
+        session.outcome.skipped = len(runs) - len(session.pending)
+        if max_runs is not None:
+            session.outcome.left = max(0, len(session.pending) - max_runs)
+            session.pending = session.pending[:max_runs]
+        session.log.write("campaign-start", runs=len(runs), done=session.outcome.skipped, todo=len(session.pending), **start)
+        return session
+
+    def started(self, run: Run, **fields: Any) -> None:
+        self.log.write("start", run_key=run.run_key, config=run.config.label, repetition=run.repetition, **fields)
+
+    def ended(self, run: Run, seconds: float, no_summary: str, running: int, queued: int, parallel: int,
+              **fields: Any) -> bool:
+        """A run's folder is in runs/: log its end, count it; True when it is to run again (disturbed).
+
+        no_summary: why, when the run left no summary.json (its worker died)."""
+        self.durations.append(seconds)
+        summary = table.run_summary(run_dir(self.folder, run))
+        status = summary["status"] if summary else "failed"
+        error = (summary or {}).get("error") or (None if summary else no_summary)
+        if status == "disturbed":
+            error = table.disturbed_because(summary)
+        self.log.write("end", run_key=run.run_key, status=status, error=error, seconds=round(seconds, 2), **fields)
+        if retry_disturbed(self.outcome, run.run_key, status, self.retries):
+            # Set aside when it starts again (make_room); later in the queue, so the
+            # moment that disturbed it has a chance to pass.
+            attempt = self.outcome.retried[run.run_key]
+            self.log.write("retry", run_key=run.run_key, attempt=attempt, of=self.retries, reason=error)
+            self.progress(f"{run.run_key} disturbed ({error}); retry {attempt} of {self.retries}")
+            return True
+        self.outcome.ran.append(run.run_key)
+        if status == "disturbed":
+            self.outcome.disturbed.append(run.run_key)
+        elif status != "ok":
+            self.outcome.failed.append(run.run_key)
+        table.write(self.folder, self.runs, self.loaded.swept)
+        done = self.outcome.skipped + len(self.outcome.ran)
+        where = f" on {fields['worker']}" if fields.get("worker") else ""
+        self.progress(f"[{done}/{len(self.runs)} done, {running} running, {len(self.runs) - done - running} remaining, "
+                      f"~{_eta(self.durations, queued, running, parallel)} left] {run.run_key} {status} "
+                      f"{run.config.label} rep {run.repetition} ({seconds:.1f}s){where}"
+                      + (f": {error}" if status != "ok" else ""))
+        return False
+
+    def interrupted(self, stopped: list[Run], queued: int) -> None:
+        self.outcome.interrupted = True
+        self.outcome.left += queued + len(stopped)
+        for run in stopped:
+            self.log.write("end", run_key=run.run_key, status="interrupted")
+
+    def close(self) -> None:
+        table.write(self.folder, self.runs, self.loaded.swept)
+        o = self.outcome
+        self.log.write("campaign-end", ran=len(o.ran), failed=len(o.failed), disturbed=len(o.disturbed),
+                       retries=sum(o.retried.values()), interrupted=o.interrupted)
+        self.lock.close()
+
+
 def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, agent: Path, progress: Progress,
             parallel: int = DEFAULT_PARALLEL, max_runs: int | None = None, retries: int | None = None) -> Outcome:
-    """Run what is missing, `parallel` at a time, in the campaign's order; tables kept current.
+    """Run what is missing in local worker processes, `parallel` at a time, in the campaign's
+    order; tables kept current.
 
     retries: how often a disturbed run is run again (default: the campaign's disturbed_retries)."""
-    retries = loaded.campaign.disturbed_retries if retries is None else retries
-    lock = _lock(campaign_dir)
-    describe(campaign_dir, loaded, runs)
-    outcome = Outcome()
-    pending = []
-    for run in runs:
-        if is_done(campaign_dir, run):
-            outcome.skipped += 1
-        else:
-            pending.append(run)
-    if max_runs is not None:
-        outcome.left = max(0, len(pending) - max_runs)
-        pending = pending[:max_runs]
-    log = _Log(campaign_dir)
-    log.write("campaign-start", runs=len(runs), done=outcome.skipped, todo=len(pending), parallel=parallel)
-    progress(f"{len(runs)} runs: {outcome.skipped} already done, {len(pending)} to run, {parallel} at a time")
+    session = Session.open(campaign_dir, loaded, runs, progress, max_runs, retries, parallel=parallel)
+    progress(f"{len(runs)} runs: {session.outcome.skipped} already done, {len(session.pending)} to run, {parallel} at a time")
     # A CI job's timeout sends SIGTERM: stop the workers' guests as on Ctrl-C.
     previous_term = signal.signal(signal.SIGTERM, signal.default_int_handler)
     context = multiprocessing.get_context("spawn")  # fork is unsafe with pyarrow's threads
     stopping = context.Event()
     active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]] = {}
-    durations: list[float] = []
-    queue = list(pending)
+    queue = list(session.pending)
     try:
         while queue or active:
             while queue and len(active) < parallel:
                 run = queue.pop(0)
-                _set_aside(campaign_dir, run)
-                (campaign_dir / "runs").mkdir(exist_ok=True)
+                make_room(campaign_dir, run)
                 p = _start(context, run, run_dir(campaign_dir, run), backend, agent, stopping)
                 active[p.sentinel] = (p, run, time.monotonic())
-                log.write("start", run_key=run.run_key, config=run.config.label, repetition=run.repetition, pid=p.pid)
+                session.started(run, pid=p.pid)
             ready = multiprocessing.connection.wait(list(active), timeout=30)
             for sentinel in ready:
                 p, run, started = active.pop(cast(int, sentinel))  # wait() gives back the sentinels it was given
                 p.join()
                 _reap(backend, run, p.pid)
-                seconds = time.monotonic() - started
-                durations.append(seconds)
-                summary = table.run_summary(run_dir(campaign_dir, run))
-                status = summary["status"] if summary else "failed"
-                error = (summary or {}).get("error") or (None if summary else f"the worker exited with {p.exitcode} (see campaign-worker.log)")
-                if status == "disturbed":
-                    error = table.disturbed_because(summary)
-                log.write("end", run_key=run.run_key, status=status, error=error, seconds=round(seconds, 2))
-                if retry_disturbed(outcome, run.run_key, status, retries):
-                    # Set aside when it starts again (see above); later in the queue, so the
-                    # moment that disturbed it has a chance to pass.
-                    attempt = outcome.retried[run.run_key]
-                    log.write("retry", run_key=run.run_key, attempt=attempt, of=retries, reason=error)
-                    progress(f"{run.run_key} disturbed ({error}); retry {attempt} of {retries}")
+                if session.ended(run, time.monotonic() - started,
+                                 f"the worker exited with {p.exitcode} (see campaign-worker.log)",
+                                 len(active), len(queue), parallel):
                     queue.append(run)
-                    continue
-                outcome.ran.append(run.run_key)
-                if status == "disturbed":
-                    outcome.disturbed.append(run.run_key)
-                elif status != "ok":
-                    outcome.failed.append(run.run_key)
-                table.write(campaign_dir, runs, loaded.swept)
-                done = outcome.skipped + len(outcome.ran)
-                progress(f"[{done}/{len(runs)} done, {len(active)} running, {len(runs) - done - len(active)} remaining, "
-                         f"~{_eta(durations, len(queue), len(active), parallel)} left] {run.run_key} {status} "
-                         f"{run.config.label} rep {run.repetition} ({seconds:.1f}s)" + (f": {error}" if status != "ok" else ""))
     except KeyboardInterrupt:
-        outcome.interrupted = True
-        outcome.left += len(queue) + len(active)
+        session.interrupted([run for _, run, _ in active.values()], len(queue))
         _stop(active, stopping, backend, progress)
-        for _, run, _started in active.values():
-            log.write("end", run_key=run.run_key, status="interrupted")
     finally:
         signal.signal(signal.SIGTERM, previous_term)
-        table.write(campaign_dir, runs, loaded.swept)
-        log.write("campaign-end", ran=len(outcome.ran), failed=len(outcome.failed), disturbed=len(outcome.disturbed),
-                  retries=sum(outcome.retried.values()), interrupted=outcome.interrupted)
-        lock.close()
-    return outcome
+        session.close()
+    return session.outcome
 
 
 def _start(context: Any, run: Run, directory: Path, backend: str, agent: Path, stopping: Any) -> Any:
@@ -283,7 +332,7 @@ def _start(context: Any, run: Run, directory: Path, backend: str, agent: Path, s
     # would otherwise end it with a traceback before it can take the signal itself.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        p = context.Process(target=_work, args=(run.experiment, run.repetition, directory, backend, agent, stopping),
+        p = context.Process(target=work, args=(run.experiment, run.repetition, directory, backend, agent, stopping),
                             name=f"sctpbench-run-{run.run_key}", daemon=False)
         p.start()
     finally:
@@ -318,3 +367,19 @@ def _stop(active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, floa
             _reap(backend, run, p.pid)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def receive(campaign_dir: Path, run: Run, archive: bytes, unpack: Callable[[bytes, Path], None]) -> bool:
+    """A run folder made elsewhere (a Dask worker) into runs/<run_key>/, as if run here.
+
+    Idempotent: a run already done keeps its folder and the copy is dropped (False), so a
+    run that came back twice (a worker thought lost, a retried task) is recorded once. The
+    folder appears whole or not at all: unpacked beside, then renamed."""
+    if is_done(campaign_dir, run):
+        return False
+    make_room(campaign_dir, run)
+    incoming = campaign_dir / "runs" / f".incoming-{run.run_key}"
+    shutil.rmtree(incoming, ignore_errors=True)  # what a client killed mid-unpack left
+    unpack(archive, incoming)
+    incoming.rename(run_dir(campaign_dir, run))
+    return True

@@ -360,7 +360,7 @@ def test_a_retried_run_keeps_its_disturbed_attempts_aside_and_counts_them(tmp_pa
     loaded = campaign_spec.load(TINY)
     runs = expand.runs(loaded)
     run = next(r for r in runs if r.config.label == config and r.repetition == 1)
-    execute._set_aside(folder, run)  # what execute does before starting it again
+    execute.make_room(folder, run)  # what execute does before starting it again
     assert (folder / "attempts" / f"{run.run_key}-1" / "summary.json").exists()
     (folder / "runs" / run.run_key).mkdir(parents=True)
     (folder / "runs" / run.run_key / "summary.json").write_text(json.dumps({"status": "ok", "metrics": {"failover_time_ms": 99.0}}))
