@@ -6,6 +6,7 @@ metrics: results/summary.py).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, selfcheck
+from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, multipath, selfcheck
 from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import captures, records
 from sctpbench.plan import schedule
@@ -210,6 +211,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
                                        sum(h.changes for h in handovers.values()))
     run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages], busiest,
                                       pooled)
+    run |= _multipath(run_dir, data, per)
     model = _summary_model(per, run)
     summary = {
         "run_id": plan.run_id,
@@ -237,6 +239,37 @@ def collect(run_dir: Path) -> dict[str, Any]:
         _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
     results_summary.write(run_dir, summary)
     return summary
+
+
+def _multipath(run_dir: Path, data: list[AssociationData], per: dict[str, dict[str, Any]]) -> dict[str, float | None]:
+    """Each association's `multipath` section and HoLB and reordering metrics (from the server's
+    captures, when the run has them); the run's, every association's messages pooled."""
+    pooled_holb: list[int] = []
+    pooled_arrivals: list[multipath.Arrival] | None = None
+    for d in data:
+        try:
+            arrived = multipath.arrivals(run_dir, d.plan, d.client)
+        except (captures.CaptureError, ValueError) as e:  # the run's other results stand without it
+            arrived, per[d.plan.name]["multipath_error"] = None, str(e)
+        holb = multipath.holb_ns(arrived or [])
+        stream_of = {t.seq: t.stream for t in d.client.tx}
+        mtts = [(stream_of[m.seq], m.mtt_ns) for m in d.messages if m.mtt_ns is not None]
+        chosen = dict(sorted(Counter(s.chosen for s in d.client.sched).items()))
+        per[d.plan.name]["multipath"] = multipath.association_summary(arrived, holb, [m.path for m in d.messages], mtts, chosen)
+        per[d.plan.name]["metrics"] |= multipath.holb_metrics(list(holb.values()), arrived)
+        if arrived is not None:
+            pooled_holb += holb.values()
+            # Each association's own sending order: their sequence numbers are apart.
+            pooled_arrivals = (pooled_arrivals or []) + arrived
+    if len(data) == 1:
+        return {k: per[data[0].plan.name]["metrics"][k] for k in multipath.METRIC_KEYS}
+    out = multipath.holb_metrics(pooled_holb, pooled_arrivals)
+    # Reordering pooled: the message-weighted mean of the associations' shares.
+    shares = [(per[d.plan.name]["metrics"]["reordered_share"], len(d.client.tx)) for d in data]
+    weighted = [(s, n) for s, n in shares if s is not None]
+    out["reordered_share"] = sum(s * n for s, n in weighted) / sum(n for _, n in weighted) if weighted and sum(
+        n for _, n in weighted) else None
+    return out
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,21 @@ class PolicyDecision:
     paths: tuple[str, ...]  # the inputs: ADDR,STATE,SRTT_MS,RTO_MS,CWND,SHORT_MS,LONG_MS per path
 
 
+@dataclass(frozen=True)
+class SchedDecision:
+    """A multipath scheduler's choice of path for one message (`sched` record)."""
+
+    t_ns: int
+    seq: int
+    stream: int
+    size: int
+    ordered: bool
+    scheduler: str
+    chosen: str  # the peer address the message was sent to, "-" when the stack chose
+    reason: str
+    paths: tuple[str, ...]  # the inputs: ADDR,STATE,SRTT_MS,CWND,QUEUED_BYTES,EDT_MS,EFF_MS per path
+
+
 @dataclass
 class Records:
     role: str = ""
@@ -88,6 +103,7 @@ class Records:
     events: list[tuple[int, str, str]] = field(default_factory=list)
     sendfail: list[SendFail] = field(default_factory=list)
     policy: list[PolicyDecision] = field(default_factory=list)
+    sched: list[SchedDecision] = field(default_factory=list)
     other: list[list[str]] = field(default_factory=list)
     end: tuple[int, int] | None = None
 
@@ -127,6 +143,9 @@ def parse(lines: list[str]) -> Records:
                 rec.sendfail.append(SendFail(int(f[1]), int(f[2]), None if f[3] == "-" else int(f[3])))
             elif kind == "policy":
                 rec.policy.append(PolicyDecision(int(f[1]), f[2], f[3], f[4], f[5], f[6], tuple(f[7:])))
+            elif kind == "sched":
+                rec.sched.append(SchedDecision(int(f[1]), int(f[2]), int(f[3]), int(f[4]), f[5] == "o", f[6], f[7], f[8],
+                                               tuple(f[9:])))
             elif kind == "end":
                 rec.end = (int(f[1]), int(f[2]))
             else:

@@ -30,6 +30,7 @@ from sctpbench.model.fields import (
 from sctpbench.model.fields import Model as _Model
 from sctpbench.model.messages import MixStream, Video
 from sctpbench.model.policy import policy_problem
+from sctpbench.model.scheduler import SCHEDULER_DEFAULT, scheduler_problem
 from sctpbench.model.sctp import SctpParams
 from sctpbench.model.tolerances import Tolerances
 
@@ -171,6 +172,21 @@ class Workload(_Model):
     signal: str | SignalTrace | None = Field(
         default=None, description="policy: signal's signal-strength trace: a file of TIME PATH DBM lines (relative to the "
         "experiment), or {points: [[time, path, dBm], ...]}")
+    scheduler: str = Field(
+        default=SCHEDULER_DEFAULT, description="the client's multipath scheduler, the path of each message, "
+        "NAME[:KEY=VALUE,...]: primary (the stack's primary path), round-robin, static-stream (stream s on path s mod n), "
+        "dynamic-path (least expected delivery time) or stream-aware[:margin=MS] (seed 000 Paper III; "
+        "workloads/agent/RECORDS.md)")
+
+    @model_validator(mode="after")
+    def _scheduler_text(self) -> Workload:
+        problem = scheduler_problem(self.scheduler)
+        if problem:
+            raise ValueError(f"scheduler: {problem}")
+        if self.scheduler != SCHEDULER_DEFAULT and self.policy != "static":
+            raise ValueError(f"scheduler: {self.scheduler} chooses every message's path; it goes with policy: static only, "
+                             f"not {self.policy.partition(':')[0]}")
+        return self
 
     @model_validator(mode="after")
     def _policy_text(self) -> Workload:

@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 from sctpbench.model import sctp_params, shaping, timeline
+from sctpbench.model.scheduler import SCHEDULER_DEFAULT
 from sctpbench.plan import dar, schedule, signal
 from sctpbench.plan import traffic as flows
 from sctpbench.plan.actions import path_setup, timed_actions
@@ -333,6 +334,7 @@ def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int, 
                 "--drain-timeout", str(assoc.drain_timeout_ns // 1_000_000),
                 *(["--unordered"] if not a.ordered and assoc.schedule is None else []),
                 *(["--policy", a.policy] if a.policy != "static" else []),
+                *(["--scheduler", a.scheduler] if a.scheduler != SCHEDULER_DEFAULT else []),
                 *(["--signal", f"{{run}}/{signal.file_name(assoc.name)}"] if a.signal is not None else []), *common,
             ],
             "ready", assoc.name,
@@ -371,7 +373,8 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
 # A workload's keys newer than run ids (name and sctp older than workloads:), with the value
 # that leaves them out of the id.
 NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None, "mix": None, "count": 1, "start_window": 0,
-                                       "policy": "static", "signal": None, "first_path": None}
+                                       "policy": "static", "signal": None, "first_path": None,
+                                       "scheduler": SCHEDULER_DEFAULT}
 
 
 def _unset_keys(workload: Any) -> set[str]:

@@ -49,6 +49,10 @@ class RunMetrics:
     handover_mtt_mean_ms: Number = None
     handover_mmtt_ms: Number = None
     path_switches: Number = None
+    holb_mean_ms: Number = None  # head-of-line blocking at the receiver (analysis/multipath.py)
+    holb_p99_ms: Number = None
+    holb_share: Number = None  # of the ordered messages, those that waited for an earlier one
+    reordered_share: Number = None  # of the messages, those that arrived before one sent earlier
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: Path | str) -> RunMetrics:
@@ -80,6 +84,7 @@ TABULATED_METRICS: tuple[str, ...] = (
     "messages_sent", "messages_delivered", "messages_affected", "pf_detection_time_ms", "unreachable_time_ms",
     "utilisation", "frames_late",
     "handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms", "path_switches",
+    "holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share",
 )
 assert set(HEADLINE_METRICS) <= set(TABULATED_METRICS) <= set(METRICS)
 

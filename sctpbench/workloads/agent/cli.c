@@ -41,6 +41,7 @@ enum opt_id {
 	OPT_STREAMS,
 	OPT_POLICY,
 	OPT_SIGNAL,
+	OPT_SCHEDULER,
 	OPT_HELP,
 };
 
@@ -66,6 +67,7 @@ static const struct option options[] = {
 	{ "streams", required_argument, NULL, OPT_STREAMS },
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
+	{ "scheduler", required_argument, NULL, OPT_SCHEDULER },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -81,6 +83,7 @@ void cli_usage(FILE *to)
 	      "        --arrival periodic|poisson|saturate --seed N --duration MS\n"
 	      "        [--unordered] [--send-streams N] [--sample-interval MS]\n"
 	      "        [--drain-timeout MS] [--policy NAME[:KEY=VALUE,...]] [--signal FILE]\n"
+	      "        [--scheduler NAME[:KEY=VALUE,...]]\n"
 	      "        [common options]\n"
 	      "  sctpbench-agent client --local A1[,A2...] --peer B1[,B2...] --port P\n"
 	      "        --records FILE --arrival schedule --schedule FILE --duration MS\n"
@@ -96,6 +99,8 @@ void cli_usage(FILE *to)
 	      "--policy (client): static (default), delay-centric, predictive, rtt-ratio or\n"
 	      "  signal, e.g. delay-centric:hysteresis=10,guard=1000-4000 (see RECORDS.md)\n"
 	      "--signal FILE (client, with --policy signal): lines OFFSET_NS ADDR DBM\n"
+	      "--scheduler (client): each message's path: primary (default), round-robin,\n"
+	      "  static-stream, dynamic-path or stream-aware[:margin=MS], hz=N (see RECORDS.md)\n"
 	      "see RECORDS.md for the record file and the stdin/stdout protocol\n",
 	      to);
 }
@@ -198,6 +203,7 @@ static bool client_only(int id)
 	case OPT_SCHEDULE:
 	case OPT_POLICY:
 	case OPT_SIGNAL:
+	case OPT_SCHEDULER:
 		return true;
 	default:
 		return false;
@@ -215,6 +221,7 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	policy_parse("static", &cfg->policy, NULL, 0);
+	sched_parse("primary", &cfg->scheduler, NULL, 0);
 	cfg->sample_interval_ms = DEFAULT_SAMPLE_INTERVAL_MS;
 	cfg->drain_timeout_ms = DEFAULT_DRAIN_TIMEOUT_MS;
 
@@ -349,6 +356,16 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 		case OPT_SIGNAL:
 			cfg->signal_path = arg;
 			break;
+		case OPT_SCHEDULER: {
+			char err[SCHED_REASON_MAX], msg[SCHED_REASON_MAX + SCHED_TEXT_MAX + 32];
+
+			if (sched_parse(arg, &cfg->scheduler, err, sizeof(err)) != 0) {
+				snprintf(msg, sizeof(msg), "bad --scheduler '%.100s': %s", arg, err);
+				return usage_error("%s", msg);
+			}
+			cfg->scheduler_given = true;
+			break;
+		}
 		case OPT_HELP:
 			cli_usage(stdout);
 			exit(0);
@@ -361,6 +378,10 @@ int cli_parse(int argc, char **argv, struct config *cfg)
 	/* A random guard time draws from the run's --seed unless given its own. */
 	if (!cfg->policy.have_seed)
 		cfg->policy.seed = cfg->seed;
+	/* A scheduler names every message's path; a policy moving the
+	 * primary (or sending to a prepared path) would fight it. */
+	if (cfg->scheduler.kind != SCHED_PRIMARY && cfg->policy.kind != POLICY_STATIC)
+		return usage_error("%s", "--scheduler (other than primary) goes with --policy static only");
 	if (cfg->role == ROLE_CLIENT) {
 		int rc = load_signal(cfg);
 

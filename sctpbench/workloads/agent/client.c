@@ -8,6 +8,7 @@
 #include "notify.h"
 #include "rxmsg.h"
 #include "sampler.h"
+#include "sched_run.h"
 #include "sctpapi.h"
 #include "sockopts.h"
 #include "waiting.h"
@@ -48,6 +49,8 @@ struct client {
 	const struct config *cfg;
 	struct records *rec;
 	struct sampler sampler;
+	struct sched_runner scheduler; /* with scheduling_on */
+	bool scheduling_on;            /* --scheduler other than primary */
 	struct control ctl;
 	struct arrival arrival;
 	const struct schedule *sched; /* --arrival schedule, else NULL */
@@ -272,8 +275,16 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 	memset(&info, 0, sizeof(info));
 	info.snd_sid = (uint16_t)stream;
 	info.snd_flags = unordered ? SCTP_UNORDERED : 0;
+	if (c->scheduling_on) {
+		/* Multipath scheduling: this message's path, chosen now, from
+		 * the paths as they are now (a retry after EAGAIN chooses
+		 * again); SCTP_ADDR_OVER makes Linux send it there
+		 * (sctp_sendmsg_to_asoc) rather than on the primary. */
+		prepared = sched_runner_choose(&c->scheduler, c->fd, c->assoc, now_ns(), stream,
+					       unordered, iov.iov_len);
+	}
 	if (prepared != NULL) {
-		/* The signal policy's prepare: this message's first transmission
+		/* The signal policy's prepare, or the scheduler's choice: this message's first transmission
 		 * goes to the target path while the primary stays (on a
 		 * one-to-one socket the address alone picks the path;
 		 * SCTP_ADDR_OVER says so for any socket style). */
@@ -322,6 +333,8 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 	}
 	t_sent = now_ns();
 	*now = t_sent;
+	if (c->scheduling_on)
+		sched_runner_sent(&c->scheduler, c->rec, seq, stream, unordered, iov.iov_len);
 	/* next_due is still message seq's slot: generate() advances it after. */
 	records_tx(c->rec, t_gen, seq, stream, iov.iov_len, t_sent,
 		   c->saturate ? RECORDS_NO_TIME : c->next_due);
@@ -650,6 +663,13 @@ int client_run(const struct config *cfg, struct records *rec)
 			   cfg->policy.kind == POLICY_SIGNAL ? &cfg->signal : NULL);
 	control_init(&c.ctl, STDIN_FILENO);
 	rxmsg_init(&c.rx);
+	if (cfg->scheduler.kind != SCHED_PRIMARY) {
+		if (sched_runner_init(&c.scheduler, &cfg->scheduler, &cfg->peer) != 0) {
+			diag_errno(errno, "allocating the scheduler's stream table");
+			c.outcome = FAILED;
+		}
+		c.scheduling_on = true;
+	}
 
 	/* One buffer for every message: a schedule's largest; never below
 	 * the header (an empty schedule has no size at all). */
@@ -679,6 +699,8 @@ int client_run(const struct config *cfg, struct records *rec)
 		close(c.fd);
 	records_end(rec, now_ns(), c.sent);
 	free(c.payload);
+	if (c.scheduling_on)
+		sched_runner_free(&c.scheduler);
 	records_flush(rec);
 	if (c.outcome != FINISHED)
 		return 1;

@@ -5,6 +5,7 @@
 #include "addr.h"
 #include "arrival.h"
 #include "policy.h"
+#include "sched.h"
 #include "schedule.h"
 #include "sigtrace.h"
 #include "sockopts.h"
@@ -43,6 +44,8 @@ struct config {
 	uint16_t send_streams; /* 0: every negotiated outbound stream */
 	struct policy_params policy; /* --policy; static when not given */
 	bool policy_given;
+	struct sched_params scheduler; /* --scheduler; primary when not given */
+	bool scheduler_given;
 	const char *signal_path;   /* --signal, as given */
 	struct sigtrace signal;    /* its points, read by cli_parse */
 	const char *schedule_path; /* --schedule, as given */

@@ -76,6 +76,8 @@ static void write_meta(const struct config *cfg, struct records *r)
 	records_meta_i64(r, "sample_interval_ms", cfg->sample_interval_ms);
 	if (cfg->policy_given)
 		records_meta(r, "policy", cfg->policy.text);
+	if (cfg->scheduler_given)
+		records_meta(r, "scheduler", cfg->scheduler.text);
 	if (cfg->signal_path != NULL) {
 		records_meta(r, "signal", cfg->signal_path);
 		records_meta_i64(r, "signal_points", (int64_t)cfg->signal.points);

@@ -223,6 +223,11 @@ void records_policy(struct records *r, int64_t t, const char *fields)
 	emit(r, true, "policy\t%" PRId64 "\t%s\n", t, fields);
 }
 
+void records_sched(struct records *r, int64_t t, const char *fields)
+{
+	emit(r, false, "sched\t%" PRId64 "\t%s\n", t, fields);
+}
+
 void records_shutdown(struct records *r, int64_t t)
 {
 	emit(r, false, "shutdown\t%" PRId64 "\n", t);

@@ -69,6 +69,9 @@ void records_sendfail(struct records *r, int64_t t, uint32_t error,
 /* fields: DECISION BEFORE AFTER CANDIDATE REASON PATH..., tab-joined by
  * the policy runner (policy_run.c); the layout is in RECORDS.md. */
 void records_policy(struct records *r, int64_t t, const char *fields);
+/* fields: SEQ STREAM SIZE ORDER SCHEDULER CHOSEN REASON PATH..., tab-joined
+ * by the scheduler runner (sched_run.c); the layout is in RECORDS.md. */
+void records_sched(struct records *r, int64_t t, const char *fields);
 void records_shutdown(struct records *r, int64_t t);
 void records_remote_error(struct records *r, int64_t t, unsigned cause);
 void records_end(struct records *r, int64_t t, uint64_t count);

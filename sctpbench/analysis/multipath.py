@@ -1,0 +1,138 @@
+"""Concurrent multipath transfer seen at the receiver: head-of-line blocking, reordering, each
+path's share of the messages and MTT per stream (docs/multipath.md, "Metrics").
+
+Head-of-line blocking (HoLB) needs each message's arrival at the receiving host, which the
+agents do not see (a receiver learns of an ordered message only when the stack delivers it):
+it comes from the server's captures (`measure: {capture: true}`), one per path, which all
+share the server's clock. A message's arrival is the first capture of the DATA chunk that
+starts it (B bit; the agent's sequence number is in its first bytes), on whichever path.
+
+- HoLB of an ordered message m on stream s: max(0, A_k − A_m) over the ordered messages k sent
+  before m on s, A the arrival: how long m, complete at the receiver, had to wait for an earlier
+  message of its stream before the stack could deliver it. Unordered messages never wait (RFC
+  9260 6.6) and are left out, as are messages whose arrival was not captured.
+- Reordering: the share of messages that arrived before a message sent earlier on the
+  association (any stream): arrival order against sending order.
+- Path share: the share of the delivered messages whose first piece came on each path (the
+  server's `rx` FROM_ADDR, every run, captures or not).
+- MTT per stream: mean and p99 of the MTT of each stream's delivered messages.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sctpbench.collectors import captures, records
+from sctpbench.plan.data import Association
+
+DATA_U_BIT = 0x04  # RFC 9260 3.3.1: unordered
+DATA_FILTER = "sctp.chunk_type == 0"
+
+
+@dataclass(frozen=True)
+class Arrival:
+    seq: int
+    stream: int
+    ordered: bool
+    t_ns: int  # capture time at the server (its CLOCK_REALTIME): only differences are used
+    path: str
+
+
+def arrivals(run_dir: Path, assoc: Association, client: records.Records) -> list[Arrival] | None:
+    """Each message's first arrival at the server, from its captures; None when the run has no
+    server capture of any of the association's paths."""
+    stream_of = {t.seq: t.stream for t in client.tx}
+    servers = {p.server_address for p in assoc.paths}
+    first: dict[int, Arrival] = {}
+    seen_file = False
+    for path in dict.fromkeys(assoc.path_names):
+        file = run_dir / "captures" / f"{path}-{assoc.server}.pcap"
+        if not file.exists():
+            continue
+        seen_file = True
+        for packet in captures.read(file, DATA_FILTER):
+            if packet.dst not in servers:
+                continue
+            for chunk in packet.chunks:
+                if chunk.type != captures.CHUNK_DATA or chunk.seq is None or chunk.seq not in stream_of:
+                    continue
+                known = first.get(chunk.seq)
+                if known is None or packet.time_ns < known.t_ns:
+                    first[chunk.seq] = Arrival(chunk.seq, stream_of[chunk.seq], not chunk.flags & DATA_U_BIT,
+                                               packet.time_ns, path)
+    return sorted(first.values(), key=lambda a: a.seq) if seen_file else None
+
+
+def holb_ns(arrived: list[Arrival]) -> dict[int, int]:
+    """HoLB of every ordered message with a known arrival, by sequence number (see above)."""
+    latest: dict[int, int] = {}  # per stream, the latest arrival of its ordered messages so far
+    out: dict[int, int] = {}
+    for a in sorted(arrived, key=lambda a: a.seq):
+        if not a.ordered:
+            continue
+        before = latest.get(a.stream)
+        out[a.seq] = max(0, before - a.t_ns) if before is not None else 0
+        latest[a.stream] = a.t_ns if before is None else max(before, a.t_ns)
+    return out
+
+
+def reordered_share(arrived: list[Arrival]) -> float | None:
+    """The share of messages that arrived before one sent earlier (any stream)."""
+    if not arrived:
+        return None
+    latest, late = None, 0
+    for a in sorted(arrived, key=lambda a: a.seq):
+        if latest is not None and a.t_ns < latest:
+            late += 1
+        latest = a.t_ns if latest is None else max(latest, a.t_ns)
+    return late / len(arrived)
+
+
+def path_share(rx_paths: list[str | None]) -> dict[str, float]:
+    """Per path, the share of the delivered messages that came on it (by their first piece)."""
+    counts = Counter(p for p in rx_paths if p is not None)
+    total = sum(counts.values())
+    return {p: n / total for p, n in sorted(counts.items())} if total else {}
+
+
+def mtt_per_stream(mtts: list[tuple[int, int]]) -> dict[str, dict[str, float]]:
+    """(stream, MTT ns) of the delivered messages → per stream (a string key, as JSON keeps it)
+    the count, mean and p99 in ms."""
+    by: dict[int, list[int]] = {}
+    for stream, mtt in mtts:
+        by.setdefault(stream, []).append(mtt)
+    return {str(s): {"messages": len(v), "mtt_mean_ms": float(np.mean(v)) / 1e6,
+                     "mtt_p99_ms": float(np.percentile(v, 99)) / 1e6} for s, v in sorted(by.items())}
+
+
+METRIC_KEYS = ("holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share")
+
+
+def holb_metrics(holb: list[int], arrived: list[Arrival] | None) -> dict[str, float | None]:
+    """The run metrics (results/summary.py RunMetrics) from HoLB values (ns) and arrivals."""
+    if arrived is None:
+        return dict.fromkeys(METRIC_KEYS)
+    values = np.array(holb, dtype=float)
+    return {
+        "holb_mean_ms": float(values.mean()) / 1e6 if values.size else None,
+        "holb_p99_ms": float(np.percentile(values, 99)) / 1e6 if values.size else None,
+        "holb_share": float((values > 0).mean()) if values.size else None,
+        "reordered_share": reordered_share(arrived),
+    }
+
+
+def association_summary(arrived: list[Arrival] | None, holb: dict[int, int], rx_paths: list[str | None],
+                        mtts: list[tuple[int, int]], sched: dict[str, int]) -> dict[str, Any]:
+    """The association's `multipath` section in summary.json."""
+    return {
+        "path_share": path_share(rx_paths),
+        "mtt_per_stream": mtt_per_stream(mtts),
+        "holb_messages": len(holb) if arrived is not None else None,
+        "arrivals_captured": len(arrived) if arrived is not None else None,
+        "scheduled_on": sched,  # the client's `sched` records: messages per chosen address
+    }
