@@ -43,15 +43,16 @@ class Arrival:
     path: str
 
 
-def arrivals(run_dir: Path, assoc: Association, client: records.Records) -> list[Arrival] | None:
+def arrivals(run_dir: Path, assoc: Association, client: records.Records, host: str | None = None) -> list[Arrival] | None:
     """Each message's first arrival at the server, from its captures; None when the run has no
-    server capture of any of the association's paths."""
+    server capture of any of the association's paths. host=the client: its first departure, from
+    the client's captures instead (the path a retransmission did not choose)."""
     stream_of = {t.seq: t.stream for t in client.tx}
     servers = {p.server_address for p in assoc.paths}
     first: dict[int, Arrival] = {}
     seen_file = False
     for path in dict.fromkeys(assoc.path_names):
-        file = run_dir / "captures" / f"{path}-{assoc.server}.pcap"
+        file = run_dir / "captures" / f"{path}-{host or assoc.server}.pcap"
         if not file.exists():
             continue
         seen_file = True

@@ -1,0 +1,112 @@
+"""`scheduler:` on a workload (checked in the spec, passed to the client agent as --scheduler,
+left out of the run id at its default), the agent's `sched` records, and the multipath metrics:
+head-of-line blocking, reordering, path share and MTT per stream (analysis/multipath.py)."""
+
+from pathlib import Path
+
+import pytest
+
+from sctpbench.analysis import multipath
+from sctpbench.analysis.multipath import Arrival
+from sctpbench.collectors import records
+from sctpbench.model import spec
+from sctpbench.model.errors import SpecError
+from sctpbench.plan import build as plan
+
+TOPOLOGY = """topology:
+  hosts: [a, b]
+  paths:
+    one: {between: [a, b], delay: 10ms}
+    two: {between: [a, b], delay: 30ms}
+"""
+MS = 1_000_000
+
+
+def _load(tmp_path: Path, workload: str) -> spec.Experiment:
+    f = tmp_path / "x.yaml"
+    f.write_text(TOPOLOGY + f"workload: {{client: a, server: b, duration: 1s{workload}}}\n")
+    return spec.load(f, [])
+
+
+def _client_argv(e: spec.Experiment) -> list[str]:
+    p = plan.build(e, 1, "agent")
+    return next(proc.argv for proc in p.processes if proc.role == "client")
+
+
+def test_the_scheduler_reaches_the_client_only_when_not_primary(tmp_path: Path) -> None:
+    argv = _client_argv(_load(tmp_path, ", scheduler: 'stream-aware:margin=2'"))
+    assert argv[argv.index("--scheduler") + 1] == "stream-aware:margin=2"
+    assert "--scheduler" not in _client_argv(_load(tmp_path, ""))
+    assert "--scheduler" not in _client_argv(_load(tmp_path, ", scheduler: primary"))
+
+
+def test_the_default_scheduler_keeps_the_run_id_and_another_changes_it(tmp_path: Path) -> None:
+    ids = {plan.build(_load(tmp_path, extra), 1, "agent").run_id for extra in ("", ", scheduler: primary")}
+    assert len(ids) == 1
+    assert plan.build(_load(tmp_path, ", scheduler: round-robin"), 1, "agent").run_id not in ids
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("fastest", "scheduler: unknown scheduler 'fastest' (allowed: primary, round-robin, static-stream, dynamic-path, stream-aware)"),
+    ("round-robin:hz=100", "round-robin takes no parameters"),
+    ("dynamic-path:margin=2", "unknown parameter 'margin' for dynamic-path (allowed: hz)"),
+    ("stream-aware:margin", "bad parameter 'margin' (KEY=VALUE)"),
+    ("stream-aware:margin=-1", "bad margin '-1' (allowed: ms from 0 to 60000)"),
+    ("dynamic-path:hz=2.5", "bad hz '2.5'"),
+])
+def test_a_bad_scheduler_gets_one_message(tmp_path: Path, text: str, expected: str) -> None:
+    with pytest.raises(SpecError) as e:
+        _load(tmp_path, f", scheduler: '{text}'")
+    assert expected in str(e.value), str(e.value)
+    assert "\n" not in str(e.value).strip()
+
+
+def test_a_scheduler_with_a_policy_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as e:
+        _load(tmp_path, ", scheduler: round-robin, policy: delay-centric")
+    assert "scheduler: round-robin chooses every message's path; it goes with policy: static only, not delay-centric" in str(e.value)
+
+
+def test_sched_records_are_read_with_their_inputs() -> None:
+    rec = records.parse([
+        "sched\t5000\t7\t3\t200\to\tstream-aware\t198.18.1.2\tstream path eff 53.6 best 53.6 wait 53.6\t"
+        "198.18.0.2,ACTIVE,20.0,4380,0,10.9,53.6\t198.18.1.2,ACTIVE,100.0,4380,0,54.6,54.6\n",
+        "sched\t6000\t8\t0\t200\tu\tround-robin\t-\tno active path\t198.18.0.2,UNKNOWN,-,-,-,-,-\n",
+    ])
+    assert rec.sched[0] == records.SchedDecision(5000, 7, 3, 200, True, "stream-aware", "198.18.1.2",
+                                                 "stream path eff 53.6 best 53.6 wait 53.6",
+                                                 ("198.18.0.2,ACTIVE,20.0,4380,0,10.9,53.6", "198.18.1.2,ACTIVE,100.0,4380,0,54.6,54.6"))
+    assert not rec.sched[1].ordered and rec.sched[1].chosen == "-"
+
+
+def _a(seq: int, stream: int, t_ms: float, ordered: bool = True, path: str = "one") -> Arrival:
+    return Arrival(seq, stream, ordered, int(t_ms * MS), path)
+
+
+def test_holb_is_the_wait_for_an_earlier_message_of_the_same_stream() -> None:
+    arrived = [
+        _a(0, 0, 30, path="two"),   # slow path
+        _a(1, 0, 12),               # arrived first, waits 18 ms for message 0
+        _a(2, 1, 13),               # another stream: no wait
+        _a(3, 0, 14),               # waits 16 ms for message 0
+        _a(4, 0, 15, ordered=False),  # unordered: never waits, left out
+        _a(5, 0, 40),               # after everything: no wait
+    ]
+    holb = multipath.holb_ns(arrived)
+    assert holb == {0: 0, 1: 18 * MS, 2: 0, 3: 16 * MS, 5: 0}
+    m = multipath.holb_metrics(list(holb.values()), arrived)
+    assert m["holb_mean_ms"] == pytest.approx(34 / 5)
+    assert m["holb_share"] == pytest.approx(2 / 5)
+    # arrived before one sent earlier: 1, 2, 3, 4 (all before message 0)
+    assert m["reordered_share"] == pytest.approx(4 / 6)
+
+
+def test_no_capture_means_no_holb_figures() -> None:
+    assert multipath.holb_metrics([], None) == dict.fromkeys(multipath.METRIC_KEYS)
+
+
+def test_path_share_and_mtt_per_stream() -> None:
+    assert multipath.path_share(["one", "two", "one", None, "one"]) == {"one": 0.75, "two": 0.25}
+    per = multipath.mtt_per_stream([(0, 10 * MS), (0, 30 * MS), (1, 12 * MS)])
+    assert per["0"]["messages"] == 2 and per["0"]["mtt_mean_ms"] == pytest.approx(20.0)
+    assert per["1"]["mtt_p99_ms"] == pytest.approx(12.0)
