@@ -16,6 +16,10 @@ starts it (B bit; the agent's sequence number is in its first bytes), on whichev
 - Path share: the share of the delivered messages whose first piece came on each path (the
   server's `rx` FROM_ADDR, every run, captures or not).
 - MTT per stream: mean and p99 of the MTT of each stream's delivered messages.
+- MTT from the schedule (`sched_mtt_mean_ms`, `sched_mtt_p99_ms`): from when the schedule wanted
+  the message generated (the `tx` record's T_SCHED) to its delivery. MTT counts from the
+  generation, just before the send, so a sender held back by a full send buffer (a path that
+  cannot keep up) hides that wait from it; this one counts it.
 """
 
 from __future__ import annotations
@@ -112,6 +116,20 @@ def mtt_per_stream(mtts: list[tuple[int, int]]) -> dict[str, dict[str, float]]:
 
 
 METRIC_KEYS = ("holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share")
+SCHED_MTT_KEYS = ("sched_mtt_mean_ms", "sched_mtt_p99_ms")
+
+
+def sched_mtt_ns(client: records.Records, server: records.Records) -> list[int]:
+    """MTT from the schedule's time (T_SCHED) of every delivered message that has one."""
+    rx = {r.seq: r.t_rx_ns for r in server.rx}
+    return [rx[t.seq] - t.t_sched_ns for t in client.tx if t.t_sched_ns is not None and t.seq in rx]
+
+
+def sched_mtt_metrics(mtts: list[int]) -> dict[str, float | None]:
+    values = np.array(mtts, dtype=float)
+    if values.size == 0:
+        return dict.fromkeys(SCHED_MTT_KEYS)
+    return {"sched_mtt_mean_ms": float(values.mean()) / 1e6, "sched_mtt_p99_ms": float(np.percentile(values, 99)) / 1e6}
 
 
 def holb_metrics(holb: list[int], arrived: list[Arrival] | None) -> dict[str, float | None]:

@@ -242,9 +242,11 @@ def collect(run_dir: Path) -> dict[str, Any]:
 
 
 def _multipath(run_dir: Path, data: list[AssociationData], per: dict[str, dict[str, Any]]) -> dict[str, float | None]:
-    """Each association's `multipath` section and HoLB and reordering metrics (from the server's
-    captures, when the run has them); the run's, every association's messages pooled."""
+    """Each association's `multipath` section, HoLB and reordering metrics (from the server's
+    captures, when the run has them) and MTT from the schedule; the run's, every association's
+    messages pooled."""
     pooled_holb: list[int] = []
+    pooled_sched_mtts: list[int] = []
     pooled_arrivals: list[multipath.Arrival] | None = None
     for d in data:
         try:
@@ -257,13 +259,17 @@ def _multipath(run_dir: Path, data: list[AssociationData], per: dict[str, dict[s
         chosen = dict(sorted(Counter(s.chosen for s in d.client.sched).items()))
         per[d.plan.name]["multipath"] = multipath.association_summary(arrived, holb, [m.path for m in d.messages], mtts, chosen)
         per[d.plan.name]["metrics"] |= multipath.holb_metrics(list(holb.values()), arrived)
+        sched_mtts = multipath.sched_mtt_ns(d.client, d.server)
+        per[d.plan.name]["metrics"] |= multipath.sched_mtt_metrics(sched_mtts)
+        pooled_sched_mtts += sched_mtts
         if arrived is not None:
             pooled_holb += holb.values()
             # Each association's own sending order: their sequence numbers are apart.
             pooled_arrivals = (pooled_arrivals or []) + arrived
     if len(data) == 1:
-        return {k: per[data[0].plan.name]["metrics"][k] for k in multipath.METRIC_KEYS}
+        return {k: per[data[0].plan.name]["metrics"][k] for k in multipath.METRIC_KEYS + multipath.SCHED_MTT_KEYS}
     out = multipath.holb_metrics(pooled_holb, pooled_arrivals)
+    out |= multipath.sched_mtt_metrics(pooled_sched_mtts)
     # Reordering pooled: the message-weighted mean of the associations' shares.
     shares = [(per[d.plan.name]["metrics"]["reordered_share"], len(d.client.tx)) for d in data]
     weighted = [(s, n) for s, n in shares if s is not None]

@@ -53,6 +53,8 @@ class RunMetrics:
     holb_p99_ms: Number = None
     holb_share: Number = None  # of the ordered messages, those that waited for an earlier one
     reordered_share: Number = None  # of the messages, those that arrived before one sent earlier
+    sched_mtt_mean_ms: Number = None  # MTT from the schedule's time, the sender's backlog counted
+    sched_mtt_p99_ms: Number = None
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: Path | str) -> RunMetrics:
@@ -84,7 +86,7 @@ TABULATED_METRICS: tuple[str, ...] = (
     "messages_sent", "messages_delivered", "messages_affected", "pf_detection_time_ms", "unreachable_time_ms",
     "utilisation", "frames_late",
     "handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms", "path_switches",
-    "holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share",
+    "holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share", "sched_mtt_mean_ms", "sched_mtt_p99_ms",
 )
 assert set(HEADLINE_METRICS) <= set(TABULATED_METRICS) <= set(METRICS)
 

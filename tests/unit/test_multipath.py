@@ -110,3 +110,11 @@ def test_path_share_and_mtt_per_stream() -> None:
     per = multipath.mtt_per_stream([(0, 10 * MS), (0, 30 * MS), (1, 12 * MS)])
     assert per["0"]["messages"] == 2 and per["0"]["mtt_mean_ms"] == pytest.approx(20.0)
     assert per["1"]["mtt_p99_ms"] == pytest.approx(12.0)
+
+
+def test_mtt_from_the_schedule_counts_the_senders_backlog() -> None:
+    client = records.parse(["tx\t120\t0\t0\t200\t121\t100\n", "tx\t300\t1\t0\t200\t301\t-\n"])
+    server = records.parse(["rx\t150\t0\t0\t200\t120\t10.0.0.1\n", "rx\t330\t1\t0\t200\t300\t10.0.0.1\n"])
+    assert multipath.sched_mtt_ns(client, server) == [50]  # message 1 has no schedule (saturate)
+    assert multipath.sched_mtt_metrics([50 * MS]) == {"sched_mtt_mean_ms": 50.0, "sched_mtt_p99_ms": 50.0}
+    assert multipath.sched_mtt_metrics([]) == dict.fromkeys(multipath.SCHED_MTT_KEYS)
