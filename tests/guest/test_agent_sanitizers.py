@@ -19,10 +19,11 @@ def _make(target: str) -> None:
     subprocess.run(["make", "-s", "-C", str(AGENT_DIR), target], check=True, capture_output=True, text=True)
 
 
-def _run_with_agent(agent: Path, out: Path) -> dict:
+def _run_with_agent(agent: Path, out: Path, extra: tuple[str, ...] = ()) -> dict:
     env = os.environ | {"SCTPBENCH_AGENT": str(agent)}
     r = subprocess.run(
-        [sys.executable, "-m", "sctpbench.cli", "run", str(ROOT / "examples/failover.yaml"), "--json", "--out", str(out), *SHORT],
+        [sys.executable, "-m", "sctpbench.cli", "run", str(ROOT / "examples/failover.yaml"), "--json", "--out", str(out), *SHORT,
+         *extra],
         capture_output=True, text=True, env=env, timeout=600,
     )
     assert r.returncode == 0, r.stderr + r.stdout
@@ -40,7 +41,7 @@ def test_failover_run_is_clean_under_ubsan(tmp_path: Path) -> None:
     assert run["metrics"]["detection_time_ms"] is not None
 
 
-def test_failover_run_is_clean_under_valgrind_memcheck(tmp_path: Path) -> None:
+def _valgrind_wrapper() -> Path:
     # The wrapper must live on the host filesystem the guest sees (not /tmp: a tmpfs there).
     _make("all")
     wrapper = AGENT_DIR / "build" / "agent-under-valgrind"
@@ -51,5 +52,21 @@ def test_failover_run_is_clean_under_valgrind_memcheck(tmp_path: Path) -> None:
         '"$(dirname "$0")/sctpbench-agent" "$@"\n'
     )
     wrapper.chmod(0o755)
-    run = _run_with_agent(wrapper, tmp_path)
+    return wrapper
+
+
+def test_failover_run_is_clean_under_valgrind_memcheck(tmp_path: Path) -> None:
+    run = _run_with_agent(_valgrind_wrapper(), tmp_path)
     assert run["metrics"]["messages_delivered"] == run["metrics"]["messages_sent"] == 200
+
+
+def test_a_multipath_scheduler_is_clean_under_ubsan_and_valgrind(tmp_path: Path) -> None:
+    """The scheduler's socket side (sched_run.c: a path query per peer address and a `sched`
+    record per message, through a failure of one path) runs only where kernel SCTP is."""
+    _make("sanitize")
+    for agent, scheduler in ((AGENT_DIR / "build/sctpbench-agent-sanitize", "stream-aware"), (_valgrind_wrapper(), "round-robin")):
+        run = _run_with_agent(agent, tmp_path / scheduler, ("--set", f"workload.scheduler={scheduler}"))
+        assert run["metrics"]["messages_delivered"] == run["metrics"]["messages_sent"] == 200
+        sched = [line for line in (Path(run["directory"]) / "records/main.client.rec").read_text().splitlines()
+                 if line.startswith("sched\t")]
+        assert len(sched) == 200 and all(line.split("\t")[6] == scheduler for line in sched)
