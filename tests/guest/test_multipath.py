@@ -114,6 +114,21 @@ def test_the_estimating_schedulers_follow_the_delays(built: None, tmp_path: Path
         column = 4 if scheduler == "dynamic-path" else 5  # EDT_MS, or EFF_MS (in-order delivery)
         best = min(float(v[column]) for v in active.values())
         assert float(active[d.chosen][column]) <= best + 1e-9, (d, inputs)
+    if scheduler == "stream-aware":
+        # A stream leaves its path (its previous message's) only for a strictly earlier in-order
+        # delivery, and the reason says which happened.
+        own: dict[int, str] = {}
+        for d in client.sched:
+            eff = {a: float(v[5]) for a, v in _inputs(d).items() if v[0] == "ACTIVE"}
+            previous = own.get(d.stream)
+            if previous is None:
+                assert d.reason.startswith("new stream"), d
+            elif d.chosen == previous:
+                assert d.reason.startswith("stream path"), d
+            else:
+                assert d.reason.startswith(f"move from {[FAST, SLOW].index(previous)}"), d
+                assert previous not in eff or eff[previous] > eff[d.chosen], d
+            own[d.stream] = d.chosen
     before = [d.chosen for d in client.sched if d.t_ns - start < DEGRADE_S * 10**9]
     late = [d.chosen for d in client.sched if d.t_ns - start > (DEGRADE_S + 1) * 10**9]
     assert before.count(FAST) >= len(before) - 2, before  # the slow path maybe before the fast one was measured
