@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.dashboards import catalog, evaluate, live
+from sctpbench import cli
+from sctpbench.dashboards import catalog, evaluate, live, watch
 from sctpbench.dashboards.model import Query
 from sctpbench.telemetry import influx, server, stream
 from tests.support import live_view, telemetry
@@ -152,3 +154,33 @@ def test_grafana_reads_the_annotation_columns_from_the_target() -> None:
     for a in catalog.RUNS.to_json()["annotations"]["list"]:
         assert a["target"]["textColumn"] == a["textColumn"] == "title"
         assert a["target"]["tagsColumn"] == a["tagsColumn"] == "kind"
+
+
+def test_dashboards_stop_ends_the_view_and_the_influxdb_that_watch_started(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What --watch starts (watch.prepare: influxd and the view, real processes) and
+    `sctpbench dashboards stop` ends: both processes gone, their ports free, no pid file left;
+    the data stays. A view.pid naming a process that is not this folder's view is left alone."""
+    telemetry.require_influxd()
+    directory, port = tmp_path / "influx", server.free_port()
+    watched = watch.prepare(directory, port)
+    assert watched.started == ("InfluxDB", "the live view")
+    assert f"sctpbench dashboards stop --influx-dir {directory}" in watch.message(watched)
+    view = watch.view_process(directory)
+    influxd_pid = int((directory / "influxd.pid").read_text().split()[0])
+    assert view is not None and view[1] == port
+    try:
+        assert cli.main(["dashboards", "stop", "--influx-dir", str(directory)]) == 0
+        said = capsys.readouterr().out
+        assert said.startswith(f"stopped the live view (pid {view[0]}, {watched.view_url}) and InfluxDB ({watched.influx.url}"), said
+        for pid in (view[0], influxd_pid):
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+        assert not watch.view_answers(watched.view_url) and server.port_free(port) and server.port_free(watched.influx.port)
+        assert not (directory / watch.VIEW_PID).exists() and not (directory / "influxd.pid").exists()
+        assert (directory / "credentials.json").exists()  # the server's folder and data stay
+        assert cli.main(["dashboards", "stop", "--influx-dir", str(directory)]) == 0
+        assert "nothing to stop" in capsys.readouterr().out
+        (directory / watch.VIEW_PID).write_text(f"{os.getpid()} {port}\n")  # a pid that is no view of ours
+        assert watch.stop(directory) == []  # and this test is still alive to say so
+    finally:
+        watch.stop(directory)
