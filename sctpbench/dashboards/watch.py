@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -26,6 +27,7 @@ INFLUX_PORT = 8086
 VIEW_PID = "view.pid"
 VIEW_LOG = "view.log"
 VIEW_START_TIMEOUT_S = 60.0
+VIEW_ANSWER_TIMEOUT_S = 15.0
 VIEW_STOP_WAIT_S = 10.0  # after SIGTERM, before SIGKILL
 
 
@@ -53,9 +55,19 @@ def influx(directory: Path) -> tuple[server.LocalServer, bool]:
 
 
 def view_answers(url: str) -> bool:
+    """A page comes back from the URL: a view runs there. Each request opens a session, whose
+    first drawing runs every panel's queries: seconds on a loaded machine, hence the timeout."""
     try:
-        with urllib.request.urlopen(url, timeout=2) as response:
+        with urllib.request.urlopen(url, timeout=VIEW_ANSWER_TIMEOUT_S) as response:
             return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+def _listens(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            return True
     except OSError:
         return False
 
@@ -70,7 +82,10 @@ def view(directory: Path, port: int) -> tuple[str, bool]:
                              "--port", str(port)], stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
     (directory / VIEW_PID).write_text(f"{proc.pid} {port}\n")
     deadline = time.monotonic() + VIEW_START_TIMEOUT_S
-    while not view_answers(url):
+    # Started once the view listens (its server is up): asking for a page here would open a
+    # session and wait for its first drawing, which a loaded machine can make slower than any
+    # timeout while the process is well.
+    while not _listens(port):
         if proc.poll() is not None or time.monotonic() > deadline:
             raise WatchError(f"the live view did not start on {url}: see {directory / VIEW_LOG}")
         time.sleep(0.2)
