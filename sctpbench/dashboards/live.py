@@ -260,7 +260,10 @@ class TableView:
                 cells = [when, *(s.tags[k] for k in tag_names), *("" if v is None else _cell(v) for v in row[1:])]
                 body.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
         head = "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>"
-        self.table.object = (f'<table data-panel="{html.escape(self.panel.title)}" style="font-size:11px;border-collapse:collapse">'
+        # One line per row: a long text cell (a policy's reason) scrolls sideways instead of
+        # making every row several lines tall.
+        self.table.object = (f'<style>td, th {{white-space: nowrap; padding: 0 6px; text-align: left}}</style>'
+                             f'<table data-panel="{html.escape(self.panel.title)}" style="font-size:11px;border-collapse:collapse">'
                              f'{head}{"".join(body[-200:])}</table>')
         self.box.show_status(data)
 

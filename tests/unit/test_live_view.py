@@ -184,3 +184,19 @@ def test_dashboards_stop_ends_the_view_and_the_influxdb_that_watch_started(tmp_p
         assert watch.stop(directory) == []  # and this test is still alive to say so
     finally:
         watch.stop(directory)
+
+
+def test_the_window_is_the_newest_attempt_of_the_newest_run(influxd: server.LocalServer) -> None:
+    """The same run id in another campaign, and the same run again under the same campaign (a
+    retry, the campaign again elsewhere), are runs of their own: the window spans the newest
+    attempt alone, not everything since the first."""
+    target = influxd.target("attempts")
+    influx.ensure_database(target)
+    w = influx.writer(target)
+    now = time.time_ns()
+    w.write(live_points("r9", now - 60_000_000_000, range(0, 200)))  # the first attempt, a minute ago
+    w.write([line.replace("campaign=session", "campaign=other") for line in live_points("r9", now - 30_000_000_000, range(0, 50))])
+    w.write(live_points("r9", now - 10_000_000_000, range(0, 100)))  # done again
+    span = evaluate.window(target, ALL, now)
+    assert (span.start_ns, span.end_ns) == (now - 10_000_000_000 - evaluate.MARGIN_NS,
+                                            now - 10_000_000_000 + 99 * 20_000_000 + evaluate.MARGIN_NS)
