@@ -221,6 +221,9 @@ class BarChartView:
         bars = self.fig.vbar(x="x", top="top", width=0.9, color="color", source=self.source)
         self.fig.add_tools(HoverTool(renderers=[bars], tooltips=[("", "@x"), ("value", "@top")]))
         self.fig.xaxis.major_label_orientation = 0.8
+        # A group's label (a run, a configuration) is often wider than its bars: slanted, so
+        # neighbours do not overwrite each other.
+        self.fig.xaxis.group_label_orientation = 0.3
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
         self.layout = self.box.layout
 
