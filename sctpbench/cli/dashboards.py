@@ -1,5 +1,6 @@
 """`sctpbench dashboards export DIR`: the Grafana dashboards and provisioning files.
-`sctpbench dashboards serve`: the same dashboards, live in the browser, without Grafana."""
+`sctpbench dashboards serve`: the same dashboards, live in the browser, without Grafana.
+`sctpbench dashboards stop`: the view and the local InfluxDB that `--watch` started."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from sctpbench.outputs import destination
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    boards = sub.add_parser("dashboards", help="Grafana dashboards and provisioning files (export), or the live view (serve)")
-    boards.add_argument("action", choices=["export", "serve"])
+    boards = sub.add_parser("dashboards", help="Grafana dashboards and provisioning files (export), the live view (serve), "
+                            "or stop the view and InfluxDB that --watch started (stop)")
+    boards.add_argument("action", choices=["export", "serve", "stop"])
     boards.add_argument("dir", type=Path, nargs="?", help="export: the folder to write")
     boards.add_argument("--url", help="export: the datasource's InfluxDB URL; serve: the InfluxDB to read (default: "
                         "--influx-dir's server, else http://127.0.0.1:8086); credentials never come from here")
@@ -37,6 +39,8 @@ def _url(args: argparse.Namespace) -> tuple[str, str | None]:
 def main(args: argparse.Namespace) -> int:
     if args.action == "serve":
         return serve(args)
+    if args.action == "stop":
+        return stop(args)
     from sctpbench.dashboards import export
 
     if args.dir is None:
@@ -69,4 +73,13 @@ def serve(args: argparse.Namespace) -> int:
         print(f"live view of {target.describe()}: {page}", flush=True)
 
     live.serve(dashboard, live.Source(target, refresh_s), args.port, ready)
+    return EXIT_OK
+
+
+def stop(args: argparse.Namespace) -> int:
+    from sctpbench.dashboards import watch
+
+    influx_dir = influx_options.influx_dir(args)
+    stopped = watch.stop(Path(influx_dir) if influx_dir else None)
+    print(f"stopped {' and '.join(stopped)}" if stopped else "nothing to stop: no live view or InfluxDB of this folder runs")
     return EXIT_OK

@@ -62,6 +62,24 @@ class SendFail:
 
 
 @dataclass(frozen=True)
+class PolicyInput:
+    """What a policy saw of one path when it decided (one PATH field of a `policy` record)."""
+
+    addr: str
+    state: str
+    srtt_ms: float | None
+    rto_ms: float | None
+    cwnd: int | None
+    short_ms: float | None  # the predictive policy's averages; None for the others
+    long_ms: float | None
+    signal_dbm: float | None  # the signal policy's trace value; None for the others
+
+
+def _number(text: str) -> float | None:
+    return None if text in ("", "-") else float(text)
+
+
+@dataclass(frozen=True)
 class PolicyDecision:
     """A path-selection policy's decision (`policy` record): switch, switch-failed, guard or cancel."""
 
@@ -71,7 +89,17 @@ class PolicyDecision:
     after: str   # and after (== before except for a switch)
     candidate: str
     reason: str
-    paths: tuple[str, ...]  # the inputs: ADDR,STATE,SRTT_MS,RTO_MS,CWND,SHORT_MS,LONG_MS per path
+    paths: tuple[str, ...]  # the inputs: ADDR,STATE,SRTT_MS,RTO_MS,CWND,SHORT_MS,LONG_MS[,SIGNAL_DBM] per path
+
+    def inputs(self) -> list[PolicyInput]:
+        """The PATH fields read: `-` (not known, or not this policy's) is None."""
+        out = []
+        for field_ in self.paths:
+            f = field_.split(",") + [""] * 8
+            cwnd = _number(f[4])
+            out.append(PolicyInput(f[0], f[1], _number(f[2]), _number(f[3]), None if cwnd is None else int(cwnd),
+                                   _number(f[5]), _number(f[6]), _number(f[7])))
+        return out
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,39 @@ RUN_PANELS = Row("Run", (
     Panel("Events", "table",
           (Query(f'SELECT "title", "detail" FROM "sctp_event" WHERE {SELECTED} AND $timeFilter', result_format="table"),),
           width=12),
+    Panel("Cumulative TSN acknowledged per association", "timeseries",
+          (Query(f'SELECT max("cum_tsn_ack") FROM "sctp_cum_tsn" WHERE {SELECTED} AND {ASSOCIATION} AND $timeFilter '
+                 'GROUP BY time($__interval), "run", "association" fill(none)',
+                 alias="$tag_association $tag_run"),),
+          width=12, unit="chunks",
+          description="DATA chunks the server has acknowledged in sequence (each SACK's cumulative TSN ack, counted "
+                      "from the client's initial TSN), from the client's captures: runs with measure.capture only, "
+                      "sent when the run ends. A stall is a handover or failover the transfer waited through."),
+    Panel("Handover delay per path switch", "timeseries",
+          (Query(f'SELECT "delay_ms" FROM "sctp_handover" WHERE {SELECTED} AND {ASSOCIATION} AND $timeFilter '
+                 'GROUP BY "run", "association", "cause"',
+                 alias="$tag_association $tag_cause $tag_run"),),
+          width=12, unit="ms",
+          description="Each change of the primary path (a timeline step, a policy's switch, a ping-pong move) at its "
+                      "decision's moment: how long until a message arrived over the new path. Also marked on the time "
+                      "axes (annotation \"path switches\"). Sent when the run ends: a delay needs the messages after it.",
+          defaults={"custom": {"drawStyle": "points", "pointSize": 6}}),
+    Panel("Policy decisions and their inputs", "table",
+          (Query(f'SELECT "association", "decision", "path", "chosen", "state", "srtt_ms", "rto_ms", "cwnd", '
+                 f'"short_ms", "long_ms", "signal_dbm", "title" FROM "sctp_policy" WHERE {SELECTED} AND {ASSOCIATION} '
+                 'AND $timeFilter', result_format="table"),),
+          width=12,
+          description="Every decision of the client's path-selection policy (switch, switch-failed, guard, cancel, "
+                      "prepare), one row per path it weighed: the path's state, SRTT, RTO and cwnd as the policy saw "
+                      "them, the predictive policy's short and long averages, the signal policy's dBm; `chosen` marks "
+                      "the candidate."),
+    Panel("Competing flows' throughput", "timeseries",
+          (Query(f'SELECT mean("bits_per_second") FROM "tcp_throughput" WHERE {SELECTED} AND $timeFilter '
+                 'GROUP BY time($__interval), "run", "flow" fill(none)', alias="$tag_flow $tag_run"),),
+          width=12, unit="bps",
+          description="Each competing TCP flow (traffic:) per iperf3 interval, sent when the run ends (iperf3 reports "
+                      "at its end).",
+          defaults={"custom": {"drawStyle": "points", "pointSize": 4}}),
 ))
 
 CAMPAIGN_PANELS = Row("Campaign", (
@@ -98,6 +131,21 @@ CAMPAIGN_PANELS = Row("Campaign", (
                  'GROUP BY "run", "repetition", "association", "status"',
                  result_format="table"),),
           width=8),
+    Panel("Headline metrics per configuration", "table",
+          (Query(f'SELECT count("seed") AS "runs", mean("mtt_p50_ms") AS "mtt_p50_ms", max("mmtt_ms") AS "mmtt_ms", '
+                 'mean("failover_time_ms") AS "failover_time_ms", mean("detection_time_ms") AS "detection_time_ms", '
+                 'mean("handover_delay_ms") AS "handover_delay_ms" '
+                 f'FROM "sctp_run" WHERE {CAMPAIGN} AND "association" = \'all\' GROUP BY "campaign", "config"',
+                 result_format="table"),),
+          width=16,
+          description="Each configuration of the selected campaigns (tag config: its swept values) over the runs "
+                      "landed so far, whatever their status: runs, MTT p50 and failover, detection and handover delay "
+                      "(means), MMTT (the highest). Not limited to the time range."),
+    Panel("Failover time per configuration", "barchart",
+          (Query(f'SELECT mean("failover_time_ms") AS "failover_time_ms", mean("detection_time_ms") AS "detection_time_ms" '
+                 f'FROM "sctp_run" WHERE {CAMPAIGN} AND "association" = \'all\' GROUP BY "config"', result_format="table"),),
+          width=8, unit="ms", description="Mean over each configuration's runs landed so far.",
+          options={"xField": "config"}),
     Panel("Timing self-check per run", "table",
           (Query(f'SELECT "selfcheck_lateness_p99_ms", "selfcheck_lateness_max_ms", "selfcheck_event_lag_max_ms", '
                  f'"selfcheck_delay_excess_ms", "selfcheck_reasons" FROM "sctp_run" WHERE {CAMPAIGN} '
@@ -127,6 +175,9 @@ ANNOTATIONS = (
     Annotation("path state changes",
                f'SELECT "title", "detail", "kind" FROM "sctp_event" WHERE {SELECTED} AND {ASSOCIATION} AND "source" = \'client\' '
                'AND $timeFilter', "orange"),
+    Annotation("path switches",
+               f'SELECT "title", "cause" AS "kind" FROM "sctp_handover" WHERE {SELECTED} AND {ASSOCIATION} AND $timeFilter',
+               "purple"),
 )
 
 RUNS = Dashboard(

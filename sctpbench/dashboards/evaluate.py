@@ -110,14 +110,22 @@ def variable_options(target: influx.Target, variable: Variable, selection: Selec
 def window(target: influx.Target, selection: Selection, now_ns: int) -> Window:
     """The newest selected run's span (a live run's end is its newest message), else the last 15 minutes."""
     where = selection.fill('"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/ AND "run" =~ /^$run$/')
-    newest = influx.query(target, f'SELECT last("seq") FROM "sctp_message" WHERE {where} GROUP BY "run"')
-    ends = [(s["values"][0][0], s["tags"]["run"]) for s in newest if s.get("values")]
+    # By campaign and run: the same run (same id) in two campaigns, or a campaign run again
+    # elsewhere, is two runs at two times, not one run spanning both.
+    newest = influx.query(target, f'SELECT last("seq") FROM "sctp_message" WHERE {where} GROUP BY "campaign", "run"')
+    ends = [(s["values"][0][0], s["tags"]["campaign"], s["tags"]["run"]) for s in newest if s.get("values")]
     if not ends:
         return Window(now_ns - EMPTY_WINDOW_NS, now_ns)
-    end, run = max(ends)
-    first = influx.query(target, f'SELECT first("seq") FROM "sctp_message" WHERE {where} AND "run" = \'{_quote(run)}\'')
-    start = first[0]["values"][0][0] if first and first[0].get("values") else end
-    return Window(int(start) - MARGIN_NS, int(end) + MARGIN_NS)
+    end, campaign, run = max(ends)
+    this = f'{where} AND "campaign" = \'{_quote(campaign)}\' AND "run" = \'{_quote(run)}\''
+    # A run done again under the same campaign (a retry, the campaign again in another folder)
+    # has the same tags: its newest attempt starts where each association last sent message 0.
+    starts = influx.query(target, f'SELECT last("seq") FROM "sctp_message" WHERE {this} AND "seq" = 0 GROUP BY "association"')
+    firsts = [s["values"][0][0] for s in starts if s.get("values")]
+    if not firsts:
+        first = influx.query(target, f'SELECT first("seq") FROM "sctp_message" WHERE {this}')
+        firsts = [first[0]["values"][0][0]] if first and first[0].get("values") else [end]
+    return Window(int(min(firsts)) - MARGIN_NS, int(end) + MARGIN_NS)
 
 
 def panel_data(target: influx.Target, panel: Panel, selection: Selection, span: Window) -> PanelData:

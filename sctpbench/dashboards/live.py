@@ -221,6 +221,9 @@ class BarChartView:
         bars = self.fig.vbar(x="x", top="top", width=0.9, color="color", source=self.source)
         self.fig.add_tools(HoverTool(renderers=[bars], tooltips=[("", "@x"), ("value", "@top")]))
         self.fig.xaxis.major_label_orientation = 0.8
+        # A group's label (a run, a configuration) is often wider than its bars: slanted, so
+        # neighbours do not overwrite each other.
+        self.fig.xaxis.group_label_orientation = 0.3
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
         self.layout = self.box.layout
 
@@ -260,7 +263,11 @@ class TableView:
                 cells = [when, *(s.tags[k] for k in tag_names), *("" if v is None else _cell(v) for v in row[1:])]
                 body.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
         head = "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>"
-        self.table.object = f'<table style="font-size:11px;border-collapse:collapse">{head}{"".join(body[-200:])}</table>'
+        # One line per row: a long text cell (a policy's reason) scrolls sideways instead of
+        # making every row several lines tall.
+        self.table.object = (f'<style>td, th {{white-space: nowrap; padding: 0 6px; text-align: left}}</style>'
+                             f'<table data-panel="{html.escape(self.panel.title)}" style="font-size:11px;border-collapse:collapse">'
+                             f'{head}{"".join(body[-200:])}</table>')
         self.box.show_status(data)
 
 

@@ -5,11 +5,14 @@ finished run can still be looked at.
 The view runs as its own process (`sctpbench dashboards serve`, in a new session so Ctrl-C
 on the run does not take it down), its process id in the server folder's `view.pid` and its
 messages in `view.log`. Nothing here holds a secret: the view reads the folder's credentials
-file itself.
+file itself. `sctpbench dashboards stop` (stop()) ends both.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -24,6 +27,8 @@ INFLUX_PORT = 8086
 VIEW_PID = "view.pid"
 VIEW_LOG = "view.log"
 VIEW_START_TIMEOUT_S = 60.0
+VIEW_ANSWER_TIMEOUT_S = 15.0
+VIEW_STOP_WAIT_S = 10.0  # after SIGTERM, before SIGKILL
 
 
 class WatchError(Exception):
@@ -50,9 +55,19 @@ def influx(directory: Path) -> tuple[server.LocalServer, bool]:
 
 
 def view_answers(url: str) -> bool:
+    """A page comes back from the URL: a view runs there. Each request opens a session, whose
+    first drawing runs every panel's queries: seconds on a loaded machine, hence the timeout."""
     try:
-        with urllib.request.urlopen(url, timeout=2) as response:
+        with urllib.request.urlopen(url, timeout=VIEW_ANSWER_TIMEOUT_S) as response:
             return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+def _listens(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            return True
     except OSError:
         return False
 
@@ -65,9 +80,12 @@ def view(directory: Path, port: int) -> tuple[str, bool]:
     log = (directory / VIEW_LOG).open("a")
     proc = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "dashboards", "serve", "--influx-dir", str(directory),
                              "--port", str(port)], stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-    (directory / VIEW_PID).write_text(f"{proc.pid}\n")
+    (directory / VIEW_PID).write_text(f"{proc.pid} {port}\n")
     deadline = time.monotonic() + VIEW_START_TIMEOUT_S
-    while not view_answers(url):
+    # Started once the view listens (its server is up): asking for a page here would open a
+    # session and wait for its first drawing, which a loaded machine can make slower than any
+    # timeout while the process is well.
+    while not _listens(port):
         if proc.poll() is not None or time.monotonic() > deadline:
             raise WatchError(f"the live view did not start on {url}: see {directory / VIEW_LOG}")
         time.sleep(0.2)
@@ -86,7 +104,57 @@ def prepare(influx_dir: Path | None, view_port: int = DEFAULT_VIEW_PORT) -> Watc
 def message(watched: Watched) -> str:
     said = f"watch it live: {watched.view_url}"
     if watched.started:
-        pid = (watched.influx.directory / VIEW_PID).read_text().strip() if "the live view" in watched.started else ""
         said += (f" (started {' and '.join(watched.started)}; they keep running after the run: "
-                 f"`sctpbench influx stop --dir {watched.influx.directory}`" + (f", `kill {pid}`" if pid else "") + ")")
+                 f"`sctpbench dashboards stop --influx-dir {watched.influx.directory}` stops them)")
     return said
+
+
+def view_process(directory: Path) -> tuple[int, int] | None:
+    """(pid, port) of the view --watch started from this folder, if it still runs: the pid of
+    view.pid, and only while that process is still our view of this folder (a pid is reused)."""
+    try:
+        fields = (directory / VIEW_PID).read_text().split()
+        pid, port = int(fields[0]), int(fields[1]) if len(fields) > 1 else DEFAULT_VIEW_PORT
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except (OSError, ValueError, IndexError):
+        return None
+    ours = b"dashboards" in argv and b"serve" in argv and str(directory).encode() in argv
+    return (pid, port) if ours else None
+
+
+def _gone(pid: int, wait_s: float) -> bool:
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            os.waitpid(pid, os.WNOHANG)  # our own child (the test's, or run's): reap it
+        except ChildProcessError:
+            pass
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def stop(influx_dir: Path | None) -> list[str]:
+    """Stop the live view and the local InfluxDB that --watch started from this folder (default:
+    --watch's): what was stopped, in words. The data stays; view.pid and influxd.pid go."""
+    directory = (influx_dir or credentials.default_dir()).resolve()
+    stopped = []
+    view_running = view_process(directory)
+    if view_running is not None:
+        pid, port = view_running
+        for sig, wait_s in ((signal.SIGTERM, VIEW_STOP_WAIT_S), (signal.SIGKILL, 5.0)):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                break
+            if _gone(pid, wait_s):
+                break
+        stopped.append(f"the live view (pid {pid}, http://127.0.0.1:{port}/)")
+    (directory / VIEW_PID).unlink(missing_ok=True)
+    influxd = server.running(directory)
+    if server.stop(directory) and influxd is not None:
+        stopped.append(f"InfluxDB ({influxd.url}, data kept in {directory})")
+    return stopped

@@ -61,6 +61,14 @@ def read_log(folder: Path) -> list[LogEntry]:
     return [LogEntry.from_dict(d) for d in jsonfile.read_lines(folder / LOG) or []]
 
 
+def config_of(folder: Path, run_key: str) -> str:
+    """The configuration label a run of the campaign was started with (its last `start` in
+    runs.jsonl), "" when the log names none: how a run folder under runs/ learns its
+    configuration without the campaign telling it (the live writer's `config` tag)."""
+    labels = [e.fields.get("config") for e in read_log(folder) if e.event == "start" and e.fields.get("run_key") == run_key]
+    return str(labels[-1]) if labels and labels[-1] else ""
+
+
 def read_table(path: Path) -> list[Row] | None:
     """A Parquet table as rows, or None when there is none (a campaign before its first run)."""
     import pyarrow.parquet as pq  # here, not at the top: the guest's backends import this package

@@ -21,23 +21,43 @@ Measurements (one per local-store table, plus the run's summary):
   tcp_throughput  tcp_throughput.parquet  tags …, flow (a competing TCP flow, traffic:), only
                                      in runs with one; fields bits_per_second, bytes, retransmits,
                                      snd_cwnd, rtt_ms; sent after the run (iperf3 reports at its end)
+  sctp_policy   the client's policy records  tags …, path (an input's path), decision; one point
+                                     per decision and input path, fields state, state_code,
+                                     srtt_ms, rto_ms, cwnd, short_ms, long_ms, signal_dbm (the
+                                     inputs), chosen (this path is the candidate), candidate,
+                                     before, after (paths), reason, title; live
+  sctp_handover summary.json's handover switches  tags …, cause, path (the path handed over
+                                     to); fields from_path, to_path, delay_ms, mtt_mean_ms, mmtt_ms,
+                                     messages, undelivered, title; at the decision's time, sent
+                                     after the run (a delay needs the messages after it)
+  sctp_cum_tsn  cum_tsn.parquet      tags …, path (the SACK's arrival path); field cum_tsn_ack,
+                                     only in runs with captures; sent after the run (the
+                                     captures are read when the run has ended)
 where … is experiment, campaign, run, repetition, association: the association's name for
 its messages, samples, path notifications and its own sctp_run point; `all` for timeline
 events (a path may carry several associations) and the sctp_run point of the run's
-metrics across its associations.
+metrics across its associations; and, for a campaign's runs, config: the campaign
+configuration's label (its swept values, e.g. "sctp.path_max_retrans=2"; absent outside a
+campaign).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 from sctpbench.analysis import selfcheck
+from sctpbench.collectors import records
 
 MEASUREMENTS = ("sctp_message", "sctp_path", "sctp_event", "sctp_run")
-# Competing TCP flows' iperf3 intervals: not in MEASUREMENTS, which every run has.
+# Not in MEASUREMENTS, which every run has: competing TCP flows' iperf3 intervals, a
+# policy's decisions, the handovers, and the cumulative TSN (runs with captures).
 TCP_THROUGHPUT = "tcp_throughput"
+POLICY = "sctp_policy"
+HANDOVER = "sctp_handover"
+CUM_TSN = "sctp_cum_tsn"
 # The association tag of what belongs to the whole run (the spec refuses it as an association's name).
 ALL_ASSOCIATIONS = "all"
 
@@ -52,11 +72,13 @@ class RunTags:
     run: str
     repetition: int
     association: str
+    config: str = ""  # a campaign configuration's label; outside a campaign none (no tag)
 
     @functools.cached_property
     def _tags(self) -> dict[str, str]:
-        return {"experiment": self.experiment, "campaign": self.campaign, "run": self.run,
+        tags = {"experiment": self.experiment, "campaign": self.campaign, "run": self.run,
                 "repetition": str(self.repetition), "association": self.association}
+        return tags | ({"config": self.config} if self.config else {})
 
     def as_dict(self) -> dict[str, str]:
         return dict(self._tags)
@@ -166,6 +188,45 @@ def tcp_throughput_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Po
     )
 
 
+def policy_points(decision: records.PolicyDecision, path_of: dict[str, str], tags: RunTags, association: str,
+                  time_ns: int) -> list[Point]:
+    """A policy's decision as one point per input path: what it saw of each path, and what it chose."""
+    def name(addr: str) -> str:
+        return path_of.get(addr, addr)
+
+    title = f"{decision.decision} {name(decision.before)} -> {name(decision.after)}: {decision.reason}"
+    out = []
+    for i in decision.inputs():
+        out.append(Point(
+            POLICY, tags.as_dict() | {"association": association, "path": name(i.addr), "decision": decision.decision},
+            {"state": i.state, "state_code": STATE_CODES.get(i.state, -1), "srtt_ms": i.srtt_ms, "rto_ms": i.rto_ms,
+             "cwnd": i.cwnd, "short_ms": i.short_ms, "long_ms": i.long_ms, "signal_dbm": i.signal_dbm,
+             "chosen": i.addr == decision.candidate, "candidate": name(decision.candidate), "before": name(decision.before),
+             "after": name(decision.after), "reason": decision.reason, "title": title},
+            time_ns))
+    return out
+
+
+def handover_point(switch: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
+    """One handover of summary.json's `handover.switches`, at its decision's moment."""
+    delay = switch.get("delay_ms")
+    said = "never delivered on it" if delay is None else f"{delay:.1f} ms"
+    return Point(
+        HANDOVER, tags.as_dict() | {"association": switch["association"], "cause": switch["cause"], "path": switch["to"]},
+        {"from_path": switch.get("from") or "", "to_path": switch["to"], "delay_ms": delay,
+         "mtt_mean_ms": switch.get("mtt_mean_ms"), "mmtt_ms": switch.get("mmtt_ms"), "messages": switch.get("messages"),
+         "undelivered": switch.get("undelivered"),
+         "title": f"{switch['association']}: {switch.get('from') or '?'} -> {switch['to']} ({switch['cause']}), {said}"},
+        time_ns,
+    )
+
+
+def cum_tsn_point(row: dict[str, Any], tags: RunTags, time_ns: int) -> Point:
+    """One SACK the client received: the cumulative TSN acknowledged, counted from the initial TSN."""
+    return Point(CUM_TSN, _tags(row, tags) | {"path": str(row["path"] or "none")}, {"cum_tsn_ack": int(row["cum_tsn_ack"])},
+                 time_ns)
+
+
 def _tags(row: dict[str, Any], tags: RunTags) -> dict[str, str]:
     return tags.as_dict() | {"association": row.get("association") or tags.association}
 
@@ -189,7 +250,7 @@ def run_points(summary: dict[str, Any], tags: RunTags, time_ns: int) -> list[Poi
     for name, assoc in (summary.get("associations") or {}).items():
         own = {"metrics": assoc.get("metrics", {}), "detection_model": assoc.get("detection_model"),
                "seed": summary.get("seed", 0), "clock": summary.get("clock", "real"), "status": summary.get("status")}
-        out.append(run_point(own, RunTags(tags.experiment, tags.campaign, tags.run, tags.repetition, name), time_ns))
+        out.append(run_point(own, dataclasses.replace(tags, association=name), time_ns))
     return out
 
 

@@ -7,6 +7,7 @@ from the local store's own row builders: InfluxDB holds exactly what the store h
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from sctpbench.analysis import store
 from sctpbench.collectors import records
 from sctpbench.plan.data import Association, Plan
 from sctpbench.results import backend as results_backend
+from sctpbench.results import campaign as results_campaign
 from sctpbench.results import events as results_events
 from sctpbench.results import kernel as results_kernel
 from sctpbench.results import summary as results_summary
@@ -48,12 +50,16 @@ class Tail:
 
 def run_tags(run_dir: Path, plan: Plan) -> points.RunTags:
     """Tags from the plan and the folder: a session's or campaign's folder names the campaign
-    (<session>/run-001, <campaign>/runs/<key>), so a later push tags exactly as the live run did."""
-    parent = run_dir.resolve().parent
-    campaign = parent.parent.name if parent.name == "runs" else parent.name
+    (<session>/run-001, <campaign>/runs/<key>), so a later push tags exactly as the live run did.
+    A campaign's run also gets its configuration's label, from the campaign's runs.jsonl
+    (written when the run was started, before its guest boots)."""
+    resolved = run_dir.resolve()
+    parent = resolved.parent
+    in_campaign = parent.name == "runs"
     return points.RunTags(
-        experiment=plan.experiment, campaign=campaign, run=plan.run_id, repetition=plan.repetition,
-        association=points.ALL_ASSOCIATIONS,  # rows name their own association
+        experiment=plan.experiment, campaign=parent.parent.name if in_campaign else parent.name, run=plan.run_id,
+        repetition=plan.repetition, association=points.ALL_ASSOCIATIONS,  # rows name their own association
+        config=results_campaign.config_of(parent.parent, resolved.name) if in_campaign else "",
     )
 
 
@@ -124,6 +130,7 @@ class RunSource:
             out += [self._event(store.addr_event_row(endpoint, c, self.path_of, self.rel, a.name)) for c in rec.addr]
             out += [self._event(row) for row in store.agent_event_rows(endpoint, rec, self.path_of, self.rel, a.name)]
             out += [self._sample(store.sample_row(endpoint, s, self.path_of, self.rel, self._hz, a.name)) for s in rec.path]
+        out += [p for d in client.policy for p in self._policy(d, a.name)]
         pending_tx, pending_rx = self.pending_tx[a.name], self.pending_rx[a.name]
         for tx in client.tx:
             t = self.stamper.stamp(points.message_series(a.name), self.clock.wall(tx.t_gen_ns))
@@ -150,13 +157,50 @@ class RunSource:
             out += [self._message(tx, None, t, name) for tx, t in sorted(pending.values(), key=lambda p: p[0].seq)]
             pending.clear()
         out += self._tcp_throughput()
+        out += self._cum_tsn()
         summary = results_summary.read_document(self.run_dir)
         if summary and "metrics" in summary:
             assert self.clock and self.tags
             run = points.run_points(summary, self.tags, self.clock.t0_realtime_ns)
             out += run
             self.counts["sctp_run"] += len(run)
+            out += self._handovers(summary)
         return out
+
+    def _count(self, measurement: str, pts: list[points.Point]) -> list[points.Point]:
+        if pts:
+            self.counts[measurement] = self.counts.get(measurement, 0) + len(pts)
+        return pts
+
+    def _policy(self, decision: records.PolicyDecision, association: str) -> list[points.Point]:
+        """A policy decision as it is recorded, one point per input path (live)."""
+        assert self.tags and self.clock
+        pts = [dataclasses.replace(p, time_ns=self.stamper.stamp((points.POLICY, association, p.tags["path"]), p.time_ns))
+               for p in points.policy_points(decision, self.path_of, self.tags, association, self.clock.wall(decision.t_ns))]
+        return self._count(points.POLICY, pts)
+
+    def _handovers(self, summary: dict[str, Any]) -> list[points.Point]:
+        """The handovers the store found (summary.json), each at its decision's moment."""
+        assert self.tags and self.clock
+        pts = []
+        for s in (summary.get("handover") or {}).get("switches", []):
+            if s.get("t_rel_s") is None:
+                continue
+            t = self.stamper.stamp((points.HANDOVER, s["association"]),
+                                   self.clock.t0_realtime_ns + round(float(s["t_rel_s"]) * 1e9))
+            pts.append(points.handover_point(s, self.tags, t))
+        return self._count(points.HANDOVER, pts)
+
+    def _cum_tsn(self) -> list[points.Point]:
+        """Every SACK's cumulative TSN ack from the store's table (the captures are read after the run)."""
+        path = self.run_dir / "cum_tsn.parquet"
+        if not path.exists():
+            return []
+        assert self.tags and self.clock
+        pts = [points.cum_tsn_point(r, self.tags, self.stamper.stamp((points.CUM_TSN, r["association"], r["path"]),
+                                                                      self.clock.t0_realtime_ns + r["t_rel_ns"]))
+               for r in pq.read_table(path).to_pylist() if r["t_rel_ns"] is not None]
+        return self._count(points.CUM_TSN, pts)
 
     def _tcp_throughput(self) -> list[points.Point]:
         """Competing TCP flows' samples, from the store's table (iperf3 writes only at its end)."""

@@ -8,9 +8,7 @@ message. A second --watch finds both running and starts nothing.
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
 import urllib.request
@@ -51,10 +49,4 @@ def test_watch_starts_influxdb_and_the_view_and_streams_the_run(tmp_path: Path) 
         said = re.search(r"watch it live: (.*)", second.stderr)
         assert said and said.group(1) == url, second.stderr  # nothing started this time
     finally:
-        pid = influx_dir / watch.VIEW_PID
-        if pid.exists():
-            try:
-                os.kill(int(pid.read_text()), signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        server.stop(influx_dir)
+        watch.stop(influx_dir)  # `sctpbench dashboards stop`: the view and influxd

@@ -109,6 +109,20 @@ def alerts(driver: Any) -> list[str]:
     return list(driver.execute_script(ALERTS, ".sb-alert"))
 
 
+TABLE = _DEEP + """
+const table = found.find((e) => e.dataset.panel === arguments[1]);
+if (!table) return null;
+const rows = [...table.querySelectorAll('tr')].map((r) => [...r.children].map((c) => c.textContent));
+return rows.length ? rows.slice(1).map((r) => Object.fromEntries(rows[0].map((h, i) => [h, r[i]]))) : [];
+"""
+
+
+def table(driver: Any, title: str) -> list[dict[str, str]] | None:
+    """A table panel's rows as drawn, each by its column headers; None when the panel is not on the page."""
+    rows = driver.execute_script(TABLE, "table[data-panel]", title)
+    return None if rows is None else [dict(r) for r in rows]
+
+
 def stats(driver: Any) -> dict[str, float]:
     return dict(driver.execute_script(STATS, ".sb-stat"))
 

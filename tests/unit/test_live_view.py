@@ -5,6 +5,8 @@ fail with a broken query), and the messages for a refused or absent InfluxDB."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -12,14 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.dashboards import catalog, evaluate, live
+from sctpbench import cli
+from sctpbench.dashboards import catalog, evaluate, live, watch
 from sctpbench.dashboards.model import Query
-from sctpbench.telemetry import influx, server
-from tests.support import live_view
+from sctpbench.telemetry import influx, server, stream
+from tests.support import live_view, telemetry
 from tests.support.telemetry import live_points, local_influxd
 
 ALL = evaluate.Selection({v.name: evaluate.ALL for v in catalog.RUNS.variables})
 PANELS = [p for row in catalog.RUNS.rows for p in row.panels]
+R1_T0 = time.time_ns() - 5_000_000_000
+# The panels of what only some runs have (their data comes from the real run, PANELS_RUN).
+RUN_ONLY = ("Cumulative TSN acknowledged per association", "Handover delay per path switch",
+            "Policy decisions and their inputs", "Competing flows' throughput")
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +35,24 @@ def influxd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.LocalSe
 
 
 @pytest.fixture(scope="module")
-def target(influxd: server.LocalServer) -> influx.Target:
+def panels_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real run with a policy, handovers, a competing flow and captures, its t0 0.3 s after
+    r1's: inside r1's time range, and ending before it (r1 stays the newest run)."""
+    return telemetry.panels_run(tmp_path_factory.mktemp("panels"), R1_T0 + 300_000_000)
+
+
+@pytest.fixture(scope="module")
+def target(influxd: server.LocalServer, panels_run: Path) -> influx.Target:
     target = influxd.target()
     influx.ensure_database(target)
-    influx.writer(target).write(live_points("r1", time.time_ns() - 5_000_000_000, range(0, 200)))
+    influx.writer(target).write(live_points("r1", R1_T0, range(0, 200)))
+    pushed = stream.push(panels_run, target)  # points from the real point builder
+    assert pushed["not_sent"] == 0, pushed["errors"]
     return target
+
+
+def _only(run: str) -> evaluate.Selection:
+    return evaluate.Selection(ALL.values | {"run": run})
 
 
 def test_every_query_is_filled_in() -> None:
@@ -48,9 +68,27 @@ def test_every_panel_has_data_and_the_window_follows_the_newest_run(target: infl
     assert span.end_ns - span.start_ns == 199 * 20_000_000 + 2 * evaluate.MARGIN_NS
     data = evaluate.dashboard_data(target, catalog.RUNS, ALL, span)
     assert evaluate.panels_without_data(data) == []
-    marks = [m for a in catalog.RUNS.annotations for m in evaluate.marks(target, a, ALL, span)]
+    marks = [m for a in catalog.RUNS.annotations for m in evaluate.marks(target, a, _only("r1"), span)]
     assert {m.text for m in marks} == {"timeline: fail primary", "client: ADDR_UNREACHABLE"}
-    assert evaluate.variable_options(target, catalog.RUNS.variables[3], ALL) == ["main", "ops"]
+    assert evaluate.variable_options(target, catalog.RUNS.variables[3], _only("r1")) == ["main", "ops"]
+
+
+def test_the_real_runs_policy_handovers_flow_and_cumulative_tsn_are_drawn(target: influx.Target, panels_run: Path) -> None:
+    run = json.loads((panels_run / "plan.json").read_text())["run_id"]
+    summary = json.loads((panels_run / "summary.json").read_text())
+    span = evaluate.window(target, ALL, time.time_ns())
+    data = {d.panel.title: d for d in evaluate.dashboard_data(target, catalog.RUNS, _only(run), span)}
+    switches = summary["handover"]["switches"]
+    delays = sorted(row[1] for s in data["Handover delay per path switch"].series for row in s.rows)
+    assert delays == sorted(s["delay_ms"] for s in switches) and len(delays) == 4
+    policy = [dict(zip(s.columns, row, strict=True)) for s in data["Policy decisions and their inputs"].series for row in s.rows]
+    assert len(policy) == 2 * 4 and {r["path"] for r in policy} == {"primary", "secondary"}  # 4 switches, 2 paths weighed each
+    assert {r["title"].split(":")[0] for r in policy if r["chosen"]} == {"switch primary -> secondary", "switch secondary -> primary"}
+    assert [s.label.split()[0] for s in data["Competing flows' throughput"].series] == ["bulk"]
+    last = max(row[1] for s in data["Cumulative TSN acknowledged per association"].series for row in s.rows if row[1] is not None)
+    assert last == summary["cum_tsn"]["associations"]["main"]["last_cum_tsn_ack"] == 150
+    marks = evaluate.marks(target, catalog.RUNS.annotations[2], _only(run), span)
+    assert [m.text for m in marks] == [f"main: {s['from']} -> {s['to']} (policy), {s['delay_ms']:.1f} ms" for s in switches]
 
 
 def _page_statuses(data: list[evaluate.PanelData]) -> dict[str, dict[str, object]]:
@@ -76,6 +114,18 @@ def test_a_broken_panel_query_fails_the_check(target: influx.Target) -> None:
     assert [t.split(":")[0] for t in live_view.panels_lacking_data(_page_statuses(data), titles)] == titles[:2]
     good = [evaluate.panel_data(target, p, ALL, span) for p in PANELS]
     assert live_view.panels_lacking_data(_page_statuses(good), titles) == []
+
+
+@pytest.mark.parametrize("title", [*RUN_ONLY, "Headline metrics per configuration", "Failover time per configuration"])
+def test_a_broken_query_of_a_new_panel_fails_the_check(target: influx.Target, title: str) -> None:
+    span = evaluate.window(target, ALL, time.time_ns())
+    panel = next(p for p in PANELS if p.title == title)
+    # The measurement misspelt: a query that runs and finds nothing.
+    broken = dataclasses.replace(panel, queries=tuple(Query(re.sub(r'FROM "(\w+)"', r'FROM "\1x"', q.influxql), q.alias,
+                                                                q.result_format) for q in panel.queries))
+    data = [evaluate.panel_data(target, p, ALL, span) for p in (broken if p is panel else p for p in PANELS)]
+    assert evaluate.panels_without_data(data) == [f"{title}: no data"]
+    assert live_view.panels_lacking_data(_page_statuses(data), [p.title for p in PANELS]) == [f"{title}: no data"]
 
 
 def test_refused_credentials_and_no_server_are_said_plainly(influxd: server.LocalServer, tmp_path: Path,
@@ -104,3 +154,49 @@ def test_grafana_reads_the_annotation_columns_from_the_target() -> None:
     for a in catalog.RUNS.to_json()["annotations"]["list"]:
         assert a["target"]["textColumn"] == a["textColumn"] == "title"
         assert a["target"]["tagsColumn"] == a["tagsColumn"] == "kind"
+
+
+def test_dashboards_stop_ends_the_view_and_the_influxdb_that_watch_started(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What --watch starts (watch.prepare: influxd and the view, real processes) and
+    `sctpbench dashboards stop` ends: both processes gone, their ports free, no pid file left;
+    the data stays. A view.pid naming a process that is not this folder's view is left alone."""
+    telemetry.require_influxd()
+    directory, port = tmp_path / "influx", server.free_port()
+    watched = watch.prepare(directory, port)
+    assert watched.started == ("InfluxDB", "the live view")
+    assert f"sctpbench dashboards stop --influx-dir {directory}" in watch.message(watched)
+    view = watch.view_process(directory)
+    influxd_pid = int((directory / "influxd.pid").read_text().split()[0])
+    assert view is not None and view[1] == port
+    try:
+        assert cli.main(["dashboards", "stop", "--influx-dir", str(directory)]) == 0
+        said = capsys.readouterr().out
+        assert said.startswith(f"stopped the live view (pid {view[0]}, {watched.view_url}) and InfluxDB ({watched.influx.url}"), said
+        for pid in (view[0], influxd_pid):
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+        assert not watch.view_answers(watched.view_url) and server.port_free(port) and server.port_free(watched.influx.port)
+        assert not (directory / watch.VIEW_PID).exists() and not (directory / "influxd.pid").exists()
+        assert (directory / "credentials.json").exists()  # the server's folder and data stay
+        assert cli.main(["dashboards", "stop", "--influx-dir", str(directory)]) == 0
+        assert "nothing to stop" in capsys.readouterr().out
+        (directory / watch.VIEW_PID).write_text(f"{os.getpid()} {port}\n")  # a pid that is no view of ours
+        assert watch.stop(directory) == []  # and this test is still alive to say so
+    finally:
+        watch.stop(directory)
+
+
+def test_the_window_is_the_newest_attempt_of_the_newest_run(influxd: server.LocalServer) -> None:
+    """The same run id in another campaign, and the same run again under the same campaign (a
+    retry, the campaign again elsewhere), are runs of their own: the window spans the newest
+    attempt alone, not everything since the first."""
+    target = influxd.target("attempts")
+    influx.ensure_database(target)
+    w = influx.writer(target)
+    now = time.time_ns()
+    w.write(live_points("r9", now - 60_000_000_000, range(0, 200)))  # the first attempt, a minute ago
+    w.write([line.replace("campaign=session", "campaign=other") for line in live_points("r9", now - 30_000_000_000, range(0, 50))])
+    w.write(live_points("r9", now - 10_000_000_000, range(0, 100)))  # done again
+    span = evaluate.window(target, ALL, now)
+    assert (span.start_ns, span.end_ns) == (now - 10_000_000_000 - evaluate.MARGIN_NS,
+                                            now - 10_000_000_000 + 99 * 20_000_000 + evaluate.MARGIN_NS)

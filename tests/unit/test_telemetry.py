@@ -12,16 +12,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from sctpbench import cli
 from sctpbench.analysis import store
+from sctpbench.collectors import records
 from sctpbench.dashboards import export
 from sctpbench.model import spec
 from sctpbench.model.errors import SpecError
 from sctpbench.telemetry import influx, points, server, stream
 from sctpbench.telemetry.source import RunSource
-from tests.support.telemetry import EXAMPLES, assert_every_dashboard_query_has_data, counts, local_influxd, synthetic_run
+from tests.support.telemetry import (
+    EXAMPLES,
+    assert_every_dashboard_query_has_data,
+    counts,
+    local_influxd,
+    panels_run,
+    synthetic_run,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED_PROVIDER_PATH = "/var/lib/grafana/dashboards/sctpbench"
@@ -218,3 +227,50 @@ def test_a_v1_database_dropped_or_never_created_is_created_on_write(influxd: ser
     target = influxd.target("made_on_write")
     influx.writer(target).write(["m,a=b v=1i 1000000000"])
     assert influx.query(target, 'SELECT count("v") FROM "m"')[0]["values"][0][1] == 1
+
+
+def _points(run_dir: Path) -> list[points.Point]:
+    source = RunSource(run_dir)
+    return source.poll() + source.finish()
+
+
+def test_a_real_runs_policy_handovers_flow_and_cumulative_tsn_become_points(tmp_path: Path) -> None:
+    """tests/data/live-view's run: every SACK of cum_tsn.parquet, every handover of summary.json,
+    every policy decision (one point per path it weighed) and every iperf3 interval is a point."""
+    run_dir = panels_run(tmp_path, 1_795_000_000_000_000_000)
+    pts = _points(run_dir)
+    by = {m: [p for p in pts if p.measurement == m] for m in (points.CUM_TSN, points.HANDOVER, points.POLICY, points.TCP_THROUGHPUT)}
+    cum = pq.read_table(run_dir / "cum_tsn.parquet").to_pylist()
+    assert [(p.tags["path"], p.fields["cum_tsn_ack"], p.time_ns) for p in by[points.CUM_TSN]] == \
+        [(r["path"], r["cum_tsn_ack"], 1_795_000_000_000_000_000 + r["t_rel_ns"]) for r in cum]
+    assert max(p.fields["cum_tsn_ack"] for p in by[points.CUM_TSN]) == 150  # every message acknowledged
+    switches = json.loads((run_dir / "summary.json").read_text())["handover"]["switches"]
+    assert [(p.tags["cause"], p.fields["from_path"], p.tags["path"], p.fields["delay_ms"]) for p in by[points.HANDOVER]] == \
+        [(s["cause"], s["from"], s["to"], s["delay_ms"]) for s in switches]
+    decisions = records.read(run_dir / "records/main.client.rec").policy
+    assert len(by[points.POLICY]) == sum(len(d.paths) for d in decisions) == 8
+    first = [p for p in by[points.POLICY] if p.time_ns == by[points.POLICY][0].time_ns]
+    assert {p.tags["path"]: (p.fields["srtt_ms"], p.fields["chosen"]) for p in first} == \
+        {"primary": (49.0, False), "secondary": (30.0, True)}  # the record: 198.18.0.2,ACTIVE,49.0,… 198.18.1.2,ACTIVE,30.0,…
+    assert len(by[points.TCP_THROUGHPUT]) == pq.read_table(run_dir / "tcp_throughput.parquet").num_rows == 3
+    assert all("config" not in p.tags for p in pts)  # a session's run: no configuration
+    # Live (poll as the records grow, then finish) and afterwards give the same identities.
+    assert {p.line() for p in pts} == {p.line() for p in _points(run_dir)}
+
+
+def test_a_campaign_runs_points_carry_its_configuration(tmp_path: Path) -> None:
+    """The config tag comes from the campaign's runs.jsonl (its `start` line for the run's key):
+    nothing about the run itself (its id, its plan) changes."""
+    copy = panels_run(tmp_path / "copy", 1_795_000_000_000_000_000)
+    campaign = tmp_path / "nightly"
+    run_dir = campaign / "runs" / "abc123"
+    run_dir.parent.mkdir(parents=True)
+    copy.rename(run_dir)
+    label = "sctp.path_max_retrans=2 workload.rate=50/s"
+    for key, config in (("other", "sctp.path_max_retrans=1"), ("abc123", "stale"), ("abc123", label)):
+        (campaign / "runs.jsonl").open("a").write(json.dumps({"time": "t", "invocation": "i", "event": "start",
+                                                              "run_key": key, "config": config}) + "\n")
+    pts = _points(run_dir)
+    assert {p.tags["config"] for p in pts} == {label} and {p.tags["campaign"] for p in pts} == {"nightly"}
+    assert "config=sctp.path_max_retrans\\=2\\ workload.rate\\=50/s" in pts[0].line()
+    assert {p.tags["run"] for p in pts} == {json.loads((run_dir / "plan.json").read_text())["run_id"]}
