@@ -30,6 +30,7 @@ def _kind(data: dict[str, Any]) -> fileschema.Kind:
 
 
 SHIPPED = sorted([*ROOT.glob("examples/*.yaml"), *ROOT.glob("examples/campaigns/*.yaml"), *ROOT.glob("reproductions/*/*.yaml"),
+                  *ROOT.glob("tests/data/claims/*.yaml"),
                   *ROOT.glob("sctpbench/topologies/*.yaml"), *ROOT.glob("tests/data/campaigns/*.yaml")])
 
 
