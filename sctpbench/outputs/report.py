@@ -301,6 +301,8 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
         parts.append(f"<p class=warn>error: {esc(s['error'])}</p>")
     for reason in (s.get("selfcheck") or {}).get("reasons") or []:
         parts.append(f"<p class=warn>disturbed: {esc(reason['detail'])}</p>")
+    for note in s.get("notes") or []:  # a stack default the experiment left unset shaped a result
+        parts.append(f"<p class=warn>note ({esc(note.get('association'))}): {esc(note.get('text'))}</p>")
     parts.append(f"<{heading}>Metrics</{heading}>" + metrics_table(s, run.metrics))
     parts.append(f"<{heading}>Associations</{heading}>" + associations_table(s))
     if handover_table(s):
