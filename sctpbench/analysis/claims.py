@@ -44,6 +44,7 @@ SHAPE: tuple[str, ...] = ("bimodal", "unimodal")
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 ASSOCIATION_METRIC = re.compile(r"^association\.[^.]+\.(?P<metric>[a-z0-9_]+)$")
 DEFAULT_TOLERANCE = "10%"
+CAMPAIGN_AXIS, THIS_CAMPAIGN = "campaign", "this"
 RELATION = {"less": "<", "greater": ">", "ratio_at_least": "a/b ≥", "ratio_at_most": "a/b ≤", "above": ">", "below": "<",
             "same": "≈", "lowest": "lowest", "highest": "highest", "bimodal": "bimodal", "unimodal": "unimodal"}
 
@@ -67,7 +68,8 @@ class Axis(_Model):
     key: str = Field(description="the swept key, as in the campaign file (workloads.0.policy)")
     # YAML reads `0.72:` as a number; a name is its written form either way.
     values: Annotated[dict[str, Any], BeforeValidator(lambda v: {written(k): x for k, x in v.items()} if isinstance(v, dict) else v)] = Field(
-        default={}, description="name → the value as the campaign file writes it")
+        default={}, description="name → the value as the campaign file writes it, or a list of them (the same setting "
+                                "written differently in the campaigns compared)")
 
 
 Filter = dict[str, Any]
@@ -137,6 +139,10 @@ class ClaimsFile(_Model):
     campaign: str = Field(default="campaign.yaml", description="the campaign file the claims speak of, relative to this file")
     confidence: Annotated[float, Field(ge=0.5, le=0.999)] = Field(default=0.95, description="of each check's interval")
     axes: dict[str, Axis] = Field(default={}, description="short names for swept keys and their values")
+    campaigns: dict[Annotated[str, Field(pattern=ID_PATTERN)], str] = Field(
+        default={}, description=f"other campaigns the claims compare with: name → campaign file (relative to this file); "
+                                f"their runs and this campaign's are told apart by the axis `{CAMPAIGN_AXIS}` "
+                                f"(this campaign's runs: `{THIS_CAMPAIGN}`)")
     claims: list[Claim] = Field(min_length=1)
 
 
@@ -275,35 +281,35 @@ class _Axes:
             raise SpecError(f"{where}: {name} is not a swept key of the campaign{' (axes: names ' + key + ')' if named else ''}; allowed: {allowed}")
         return key
 
-    def value(self, name: str, raw: Any, where: str) -> str:
-        key = self.key(name, where)
-        named = self.loaded.claims.axes.get(name) or next((a for a in self.loaded.claims.axes.values() if a.key == key), None)
-        text = written(raw)
-        if named is not None:
-            aliases = {written(k): written(v) for k, v in named.values.items()}
-            text = aliases.get(text, text)
-        if text not in self.present[key]:
-            raise SpecError(f"{where}: {written(raw)!r} is not a value of {name} in the campaign's runs; allowed: "
-                            f"{', '.join(self.label(key, v) for v in self.present[key])}")
-        return text
+    def _axis(self, key: str) -> Axis | None:
+        return next((a for a in self.loaded.claims.axes.values() if a.key == key), None)
 
-    def label(self, key: str, value: str) -> str:
-        """A value as the claims file names it (its alias, when it has one)."""
-        for axis in self.loaded.claims.axes.values():
-            if axis.key == key:
-                for alias, v in axis.values.items():
-                    if written(v) == value:
-                        return written(alias)
-        return value
+    def members(self, key: str, present: set[str] | None = None) -> list[tuple[str, set[str]]]:
+        """The axis's values as the claims file names them, each with the values as written it
+        stands for (a name in `values:` may stand for several: one per campaign compared), in
+        the order `values:` gives, then the unnamed ones by number; only those the runs have."""
+        have = set(self.present[key]) if present is None else present
+        axis = self._axis(key)
+        named = [(written(alias), {written(v) for v in (vs if isinstance(vs, list) else [vs])})
+                 for alias, vs in (axis.values.items() if axis else [])]
+        covered = set().union(*(vs for _, vs in named)) if named else set()
+        out = [(label, vs & have) for label, vs in named if vs & have]
+        out += [(v, {v}) for v in sorted(have - covered, key=_number_first)]
+        return out
+
+    def values(self, name: str, raw: Any, where: str) -> tuple[str, set[str]]:
+        """The member a filter names: its label and the values as written."""
+        key = self.key(name, where)
+        text = written(raw)
+        members = self.members(key)
+        for label, vs in members:
+            if text == label or text in vs:
+                return (label, vs) if text == label else (text, {text})
+        raise SpecError(f"{where}: {text!r} is not a value of {name} in the campaign's runs; allowed: "
+                        f"{', '.join(label for label, _ in members)}")
 
     def name(self, key: str) -> str:
         return next((n for n, a in self.loaded.claims.axes.items() if a.key == key), key)
-
-    def ordered(self, key: str, values: set[str]) -> list[str]:
-        """Values in the order the axes: mapping names them, else as the campaign's runs have them by number."""
-        axis = next((a for a in self.loaded.claims.axes.values() if a.key == key), None)
-        order = [written(v) for v in axis.values.values()] if axis else []
-        return sorted(values, key=lambda v: (order.index(v) if v in order else len(order), _number_first(v)))
 
 
 def _number_first(text: str) -> tuple[float, str]:
@@ -329,7 +335,7 @@ def _selection(axes: _Axes, spec: dict[str, Any], loc: tuple[str, ...]) -> Selec
     for name, raw in spec.items():
         at = f"{axes.loaded.where(*loc, str(name))}: {'.'.join(loc)}.{name}"
         values = raw if isinstance(raw, list) else [raw]
-        out[axes.key(str(name), at)] = {axes.value(str(name), v, at) for v in values}
+        out[axes.key(str(name), at)] = set().union(*(axes.values(str(name), v, at)[1] for v in values))
     return out
 
 
@@ -410,9 +416,9 @@ def _groups(axes: _Axes, rows: list[Row], claim: Claim, loc: tuple[str, ...]) ->
     keys = [axes.key(name, f"{axes.loaded.where(*loc, 'for_each')}: {'.'.join(loc)}.for_each") for name in claim.for_each]
     combos: list[tuple[str, Selection]] = [("", {})]
     for key in keys:
-        values = axes.ordered(key, {r[f"param.{key}"] for r in rows if r.get(f"param.{key}") is not None})
-        combos = [(f"{label + ' ' if label else ''}{axes.name(key)}={axes.label(key, v)}", sel | {key: {v}})
-                  for label, sel in combos for v in values]
+        members = axes.members(key, {r[f"param.{key}"] for r in rows if r.get(f"param.{key}") is not None})
+        combos = [(f"{label + ' ' if label else ''}{axes.name(key)}={name}", sel | {key: vs})
+                  for label, sel in combos for name, vs in members]
     return combos
 
 
@@ -430,13 +436,13 @@ def _planned(claim: Claim, axes: _Axes, rows: list[Row], loc: tuple[str, ...]) -
         elif claim.kind in AMONG:
             where = f"{axes.loaded.where(*loc, 'among')}: {'.'.join(loc)}.among"
             key = axes.key(str(claim.among), where)
-            which = axes.value(str(claim.among), claim.which, f"{axes.loaded.where(*loc, 'which')}: {'.'.join(loc)}.which")
+            which, chosen = axes.values(str(claim.among), claim.which, f"{axes.loaded.where(*loc, 'which')}: {'.'.join(loc)}.which")
             pool = _matching(here, a)
-            rivals = axes.ordered(key, {r[f"param.{key}"] for r in pool} - {which})
-            for rival in rivals:
-                name = f"{axes.label(key, which)} vs {axes.label(key, rival)}"
-                planned.append((f"{label + ' ' if label else ''}{name}",
-                                (_matching(pool, {key: {which}}), _matching(pool, {key: {rival}}))))
+            for rival, vs in axes.members(key, {r[f"param.{key}"] for r in pool}):
+                if vs & chosen:
+                    continue
+                planned.append((f"{label + ' ' if label else ''}{which} vs {rival}",
+                                (_matching(pool, {key: chosen}), _matching(pool, {key: vs}))))
         else:
             planned.append((label, _matching(here, a)))
     return planned
@@ -465,8 +471,19 @@ def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float
     return Result(claim, verdicts.combine([c.verdict for c in checks]), checks)
 
 
-def evaluate(loaded: Loaded, rows: list[Row], swept: list[str]) -> list[Result]:
-    """Every claim of the file on a campaign's run rows (campaign.parquet) and swept keys."""
+def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str, tuple[list[Row], list[str]]] | None = None) -> list[Result]:
+    """Every claim of the file on a campaign's run rows (campaign.parquet) and swept keys;
+    `others`: the rows and swept keys of the campaigns the file's `campaigns:` names."""
+    if loaded.claims.campaigns:
+        missing = [n for n in loaded.claims.campaigns if n not in (others or {})]
+        if missing:
+            raise SpecError(f"{loaded.where('campaigns', missing[0])}: campaigns.{missing[0]}: no runs of this campaign given; "
+                            f"allowed: sctpbench campaign check FOLDER CLAIMS --with {missing[0]}=FOLDER")
+        tagged = [r | {f"param.{CAMPAIGN_AXIS}": THIS_CAMPAIGN} for r in rows]
+        for name, (other_rows, other_swept) in (others or {}).items():
+            tagged += [r | {f"param.{CAMPAIGN_AXIS}": name} for r in other_rows]
+            swept = swept + [k for k in other_swept if k not in swept]
+        rows, swept = tagged, [*swept, CAMPAIGN_AXIS]
     columns = {k for r in rows for k in r}
     axes = _Axes(loaded, _present(rows, swept))
     results = []

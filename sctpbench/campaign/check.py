@@ -27,6 +27,9 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
     check.add_argument("folder", type=Path, help="the campaign folder")
     check.add_argument("claims", type=Path, nargs="?",
                        help=f"the claims file (default: {DEFAULT_CLAIMS} beside the campaign file the folder was run from)")
+    check.add_argument("--with", dest="others", action="append", default=[], metavar="NAME=FOLDER",
+                       help="the folder of a campaign the claims file's campaigns: names (default: the folder of that "
+                            "campaign's name beside FOLDER)")
     check.add_argument("--modes", metavar="METRIC[,METRIC]",
                        help="also print each configuration's modes of these metrics across its runs (docs/claims.md)")
 
@@ -77,11 +80,34 @@ def mode_lines(rows: list[dict[str, Any]], metric_names: list[str]) -> list[str]
     return out
 
 
+def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict[str, Path]:
+    """The folders of the campaigns the claims compare with: --with NAME=FOLDER, else beside FOLDER by the campaign's name."""
+    from sctpbench.campaign import spec as campaign_spec
+
+    out: dict[str, Path] = {}
+    for text in given:
+        name, sep, path = text.partition("=")
+        if not sep or name not in loaded.claims.campaigns:
+            raise SpecError(f"--with {text}: allowed: NAME=FOLDER with NAME one of the claims file's campaigns: "
+                            f"{', '.join(loaded.claims.campaigns) or 'none'}")
+        out[name] = Path(path)
+    for name, file in loaded.claims.campaigns.items():
+        if name not in out:
+            named = campaign_spec.load(loaded.file.parent / file).campaign.name or name
+            out[name] = folder.parent / named
+    return out
+
+
 def main(args: argparse.Namespace) -> int:
     rows, info = _rows(args.folder)
     path = claims_file(args.folder, args.claims, info)
     loaded = claims.load(path)
-    results = claims.evaluate(loaded, rows, _swept(rows, info))
+    others = {}
+    for name, other in other_folders(args.folder, loaded, args.others).items():
+        other_rows, other_info = _rows(other)
+        others[name] = (other_rows, _swept(other_rows, other_info))
+        print(f"compared with {name}: {other} ({len(other_rows)} runs)")
+    results = claims.evaluate(loaded, rows, _swept(rows, info), others)
     name = info.get("name", args.folder.name)
     ok = sum(r["status"] == "ok" for r in rows)
     print(f"{name}: {len(results)} claims of {loaded.claims.paper} ({path}), "

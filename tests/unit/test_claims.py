@@ -19,7 +19,7 @@ import pytest
 from sctpbench import cli
 from sctpbench.analysis import claims, modes, verdicts
 from sctpbench.analysis.verdicts import Sample
-from sctpbench.campaign import expand, table
+from sctpbench.campaign import check, expand, table
 from sctpbench.campaign import spec as campaign_spec
 from sctpbench.model.errors import SpecError
 from sctpbench.results import campaign as campaign_files
@@ -162,3 +162,43 @@ def test_runs_needed_to_rule_out_a_mode() -> None:
     # 22 runs show a mode holding 20 % of runs at least twice, at 95 %
     assert claims.runs_to_see(2, 0.2, 0.95) == 22
     assert claims.runs_to_see(1, 0.2, 0.95) == 14
+
+
+def test_claims_compare_campaigns_by_the_campaign_axis(campaign: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`campaigns:` names another campaign; its runs are `campaign: NAME`, this one's `campaign: this`.
+    Here the other is a second copy of the same runs, found beside FOLDER by its campaign's name."""
+    beside = Path(shutil.copytree(campaign, tmp_path / "tiny-virtual"))
+    (beside / campaign_files.CLAIMS).unlink(missing_ok=True)
+    text = f"""\
+paper: "tests: two campaigns"
+campaign: {ROOT}/tests/data/campaigns/tiny-virtual.yaml
+campaigns: {{again: {ROOT}/tests/data/campaigns/tiny-virtual.yaml}}
+axes:
+  pmr: {{key: sctp.path_max_retrans, values: {{one: 1, two: 2}}}}
+claims:
+  - id: same-in-both
+    says: "the same runs detect alike"
+    where: "test"
+    metric: detection_time_ms
+    kind: same
+    a: {{campaign: this}}
+    b: {{campaign: again}}
+    for_each: [pmr]
+  - id: this-campaign-lowest-at-one
+    says: "the campaign axis ranks like any other"
+    where: "test"
+    metric: detection_time_ms
+    kind: lowest
+    among: pmr
+    which: one
+    for_each: [campaign]
+"""
+    path = tmp_path / "two.claims.yaml"
+    path.write_text(text)
+    assert cli.main(["campaign", "check", str(campaign), str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"compared with again: {beside} (8 runs)" in out
+    assert "HOLDS        same-in-both: detection_time_ms ≈; pmr=one: a 306.1 ± 5.1 (n 4) vs b 306.1 ± 5.1 (n 4)" in out
+    assert "campaign=again one vs two" in out
+    with pytest.raises(SpecError, match=r"--with other=x: allowed: NAME=FOLDER with NAME one of the claims file's campaigns: again"):
+        check.other_folders(campaign, claims.load(path), ["other=x"])
