@@ -366,7 +366,8 @@ def _two_sided(claim: Claim, a: Sample, b: Sample, ctx: _Context) -> tuple[str, 
         if claim.kind == "same":
             tol = tolerance(claim.metric, claim.tolerance or DEFAULT_TOLERANCE, b.mean if b.n else 0.0)
             verdict = _verdict(verdicts.within(hold, tol), verdicts.within(contra, tol))
-            return f"{head}, a − b {verdicts.interval_text(hold, d)} (within ±{tol:.{d}f})", verdict
+            within = f" (within ±{tol:.{d}f})" if b.n else ""
+            return f"{head}, a − b {verdicts.interval_text(hold, d)}{within}", verdict
         test = verdicts.below if claim.kind == "less" else verdicts.above
         return f"{head}, a − b {verdicts.interval_text(hold, d)}", _verdict(test(hold, 0.0), test(contra, 0.0))
     ratio = float(claim.value)  # type: ignore[arg-type]
