@@ -1,4 +1,4 @@
-"""JSON Schemas of the files people write: experiments, campaigns and topology files.
+"""JSON Schemas of the files people write: experiments, campaigns, topology and claims files.
 
 Generated from the pydantic models, but for the files as written rather than the values
 they become: a duration is `10ms` (the model keeps 10000000 ns), a topology may be a file
@@ -22,15 +22,17 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
 
+from sctpbench.analysis import claims
 from sctpbench.campaign import spec as campaign_spec
 from sctpbench.model import experiment, units
 from sctpbench.model.fields import NAME_PATTERN, WRITTEN
 
-Kind = Literal["experiment", "campaign", "topology"]
-KINDS: tuple[Kind, ...] = ("experiment", "campaign", "topology")
+Kind = Literal["experiment", "campaign", "topology", "claims"]
+KINDS: tuple[Kind, ...] = ("experiment", "campaign", "topology", "claims")
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-MODELS: dict[Kind, type[BaseModel]] = {"experiment": experiment.Experiment, "campaign": campaign_spec.Campaign, "topology": experiment.Topology}
+MODELS: dict[Kind, type[BaseModel]] = {"experiment": experiment.Experiment, "campaign": campaign_spec.Campaign, "topology": experiment.Topology,
+                                        "claims": claims.ClaimsFile}
 
 # What the models mark with {WRITTEN: KIND}, as the parsers in units.py accept it.
 WRITTEN_FORMS: dict[str, tuple[str, dict[str, Any]]] = {

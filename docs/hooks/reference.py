@@ -19,7 +19,7 @@ SCHEMA_DIR = ROOT / "sctpbench" / "schema"
 MARKER = re.compile(r"<!--\s*schema:(\w+)\s*-->")
 LINK = "\x00"  # brackets a link's $defs name and key path until the walk knows which section lists the keys
 # The kinds of file, in the order the page lists them, and the word a key path starts with.
-KINDS = {"experiment": "Experiment file", "campaign": "Campaign file", "topology": "Topology file"}
+KINDS = {"experiment": "Experiment file", "campaign": "Campaign file", "topology": "Topology file", "claims": "Claims file"}
 
 Node = dict[str, Any]
 

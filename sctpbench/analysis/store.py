@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, multipath, selfcheck
+from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, multipath, selfcheck, stack_notes
 from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import captures, records
 from sctpbench.plan import schedule
@@ -232,6 +232,10 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "handover": {"window_s": [-handover.WINDOW_BEFORE_NS / 1e9, handover.WINDOW_AFTER_NS / 1e9],
                      "switches": [{"association": n} | s for n, h in handovers.items() for s in h.summary["switches"]]},
     }
+    notes = stack_notes.notes([(d.plan.name, d.plan.sctp, d.plan.workload, _rtt_ms(plan.links, d.plan),
+                                per[d.plan.name]["metrics"].get("mtt_p50_ms")) for d in data])
+    if notes:  # a stack default the experiment left unset shaped a result (analysis/stack_notes.py)
+        summary["notes"] = [n.to_dict() for n in notes]
     if any(p.role == "capture" for p in plan.processes):
         summary["cum_tsn"], summary["asconf"] = _from_captures(run_dir, data, backend)
     if plan.traffic:
@@ -430,6 +434,14 @@ def _selfcheck(plan: Plan, data: list[AssociationData], events: list[dict[str, A
                                           r["mtt_ns"], d.plan.name) for r in d.rows]
     workload = _selfcheck_workload(data[0].plan) if data else selfcheck.Workload("periodic", 0.0, 0, nagle=False)
     return selfcheck.evaluate(selfcheck.Tolerances.from_dict(plan.selfcheck), pairs, events, paths, deliveries, workload)
+
+
+def _rtt_ms(links: list[Link], assoc: Association) -> float | None:
+    """The round trip the association's first path is shaped to (both directions' delays)."""
+    link = next((x for x in links if assoc.path_names and x.path == assoc.path_names[0]), None)
+    if link is None:
+        return None
+    return sum(float(link.shaping[d].get("delay") or 0) for d in ("forward", "reverse")) / 1e6
 
 
 def _shared_bps(plan: Plan, link: Link, direction: str, association: str) -> float:

@@ -1,4 +1,6 @@
-"""`sctpbench campaign run|compare`: argument handling and output, for the `sctpbench` command (sctpbench/cli/)."""
+"""`sctpbench campaign run|compare|check`: argument handling and output, for the `sctpbench` command (sctpbench/cli/).
+
+`check` (claims files) has its own module, sctpbench/campaign/check.py."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 def add_parser(sub: argparse._SubParsersAction) -> None:
     from sctpbench.campaign.execute import DEFAULT_PARALLEL
 
-    campaign = sub.add_parser("campaign", help="sweep parameters × repetitions; compare with a baseline")
+    campaign = sub.add_parser("campaign", help="sweep parameters × repetitions; compare with a baseline; check claims")
     csub = campaign.add_subparsers(dest="campaign_command", required=True)
     run = csub.add_parser("run", help="run a campaign's missing runs (re-running the same command resumes)")
     run.add_argument("file", type=Path)
@@ -50,6 +52,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     compare.add_argument("--min-effect", default="10%", help="minimum relative change of the mean (default 10%%)")
     compare.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML (one test case per configuration × metric and budget)")
     compare.add_argument("--all", action="store_true", help="print unchanged metrics too")
+    from sctpbench.campaign import check
+
+    check.add_parser(csub)
 
 
 def _positive(name: str, value: int | None) -> None:
@@ -192,5 +197,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    from sctpbench.campaign import check
+
+    return check.main(args)
+
+
 def main(args: argparse.Namespace) -> int:
-    return {"run": cmd_run, "compare": cmd_compare}[args.campaign_command](args)
+    return {"run": cmd_run, "compare": cmd_compare, "check": cmd_check}[args.campaign_command](args)

@@ -10,7 +10,9 @@ campaign.parquet: one row per finished run (ok, disturbed or failed): run_key, c
 configs.parquet: one row per configuration over its ok runs: config_key, config,
   param.<key>, runs_ok, runs_disturbed, runs_failed, and <metric>_mean, <metric>_ci95,
   <metric>_n (mean and 95% confidence half-width, Student's t), for the run's metrics and
-  for each association.<name>.<metric>.
+  for each association.<name>.<metric>; and for the run's metrics <metric>_modes, the modes
+  across the ok runs (analysis/modes.py), lowest first: a list of {value (the median of the
+  mode's runs), low, high, runs}.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import metrics
+from sctpbench.analysis import metrics, modes
 from sctpbench.campaign.expand import Run
 from sctpbench.results import campaign as campaign_files
 from sctpbench.results import summary as results_summary
 from sctpbench.results.jsonfile import ResultsFileError
 
+MODES_TYPE = pa.list_(pa.struct([("value", pa.float64()), ("low", pa.float64()), ("high", pa.float64()), ("runs", pa.int64())]))
 RUNS_FILE = campaign_files.RUNS_TABLE
 CONFIGS_FILE = campaign_files.CONFIGS_TABLE
 
@@ -124,6 +127,8 @@ def config_rows(run_rows: list[dict[str, Any]], swept: list[str]) -> list[dict[s
         for metric in columns:
             s = metrics.mean_ci95([r.get(metric) for r in ok])  # type: ignore[misc]
             row |= {f"{metric}_mean": s["mean"], f"{metric}_ci95": s["ci95"], f"{metric}_n": s["n"]}
+        for metric in metrics.METRIC_KEYS:
+            row[f"{metric}_modes"] = [m.to_dict() for m in modes.modes([r.get(metric) for r in ok])]
         out.append(row)
     return sorted(out, key=lambda r: r["config"])
 
@@ -134,6 +139,7 @@ def _config_schema(swept: list[str], associations: list[str]) -> pa.Schema:
     fields += [("runs_ok", pa.int64()), ("runs_disturbed", pa.int64()), ("runs_failed", pa.int64())]
     for metric in metric_columns(associations):
         fields += [(f"{metric}_mean", pa.float64()), (f"{metric}_ci95", pa.float64()), (f"{metric}_n", pa.int64())]
+    fields += [(f"{metric}_modes", MODES_TYPE) for metric in metrics.METRIC_KEYS]
     return pa.schema(fields)
 
 

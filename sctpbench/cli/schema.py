@@ -1,4 +1,4 @@
-"""`sctpbench schema [KIND]`: the JSON Schema of experiment, campaign or topology files (for editors)."""
+"""`sctpbench schema [KIND]`: the JSON Schema of experiment, campaign, topology or claims files (for editors)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from sctpbench.cli.exit_status import EXIT_OK
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    schema = sub.add_parser("schema", help="print the JSON Schema of experiment, campaign or topology files (for editors)")
-    schema.add_argument("kind", nargs="?", choices=["experiment", "campaign", "topology"], default="experiment")
+    schema = sub.add_parser("schema", help="print the JSON Schema of experiment, campaign, topology or claims files (for editors)")
+    schema.add_argument("kind", nargs="?", choices=["experiment", "campaign", "topology", "claims"], default="experiment")
 
 
 def main(args: argparse.Namespace) -> int:

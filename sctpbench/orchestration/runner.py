@@ -268,4 +268,5 @@ def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
         "associations": summary.get("associations", {}),  # each association's own metrics, failure and model
         "handover": summary.get("handover", {}),  # every association's handovers: decision, paths, delay
         **({"traffic": summary["traffic"]} if summary.get("traffic") else {}),  # competing flows, when the run had any
+        **({"notes": summary["notes"]} if summary.get("notes") else {}),  # stack defaults that shaped a result
     }

@@ -54,6 +54,7 @@ class CampaignData:
     runs: list[Row]  # campaign.parquet
     configs: list[Row]  # configs.parquet
     swept: list[str] = field(default_factory=list)
+    claims: dict[str, Any] | None = None  # claims.json: the last `campaign check`'s verdicts
 
 
 def _shown(path: Path) -> dict[str, Any]:
@@ -116,4 +117,4 @@ def load_campaign(path: Path) -> CampaignData:
     campaign = campaign_files.read_info(path) or {}
     runs, configs = _table(path / campaign_files.RUNS_TABLE), _table(path / campaign_files.CONFIGS_TABLE)
     swept = list(campaign.get("swept") or [])
-    return CampaignData(path, campaign, runs, configs, swept)
+    return CampaignData(path, campaign, runs, configs, swept, campaign_files.read_claims(path))

@@ -301,6 +301,8 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
         parts.append(f"<p class=warn>error: {esc(s['error'])}</p>")
     for reason in (s.get("selfcheck") or {}).get("reasons") or []:
         parts.append(f"<p class=warn>disturbed: {esc(reason['detail'])}</p>")
+    for note in s.get("notes") or []:  # a stack default the experiment left unset shaped a result
+        parts.append(f"<p class=warn>note ({esc(note.get('association'))}): {esc(note.get('text'))}</p>")
     parts.append(f"<{heading}>Metrics</{heading}>" + metrics_table(s, run.metrics))
     parts.append(f"<{heading}>Associations</{heading}>" + associations_table(s))
     if handover_table(s):
@@ -380,10 +382,35 @@ def configs_table(campaign: folders.CampaignData) -> str:
 
     def cell(c: dict[str, Any], k: str) -> str:
         mean, ci = c.get(f"{k}_mean"), c.get(f"{k}_ci95")
-        return f"{fmt(mean)} ± {fmt(ci)} (n={fmt(c.get(f'{k}_n'))})" if mean is not None else "–"
+        if mean is None:
+            return "–"
+        return f"{fmt(mean)} ± {fmt(ci)} (n={fmt(c.get(f'{k}_n'))})" + modes_note(c.get(f"{k}_modes"))
 
     rows = [[c.get("config"), *[c.get(p) for p in params], *[cell(c, k) for k in metrics]] for c in campaign.configs]
     return table(["configuration", *campaign.swept, *metrics], rows, 1 + len(params))
+
+
+def modes_note(found: list[dict[str, Any]] | None) -> str:
+    """A configuration's modes across its runs, shown only when there are several (analysis/modes.py)."""
+    if not found or len(found) < 2:
+        return ""
+    runs = sum(int(m["runs"]) for m in found)
+    return "; modes " + " | ".join(f"{fmt(m['value'])} ({int(m['runs'])} of {runs})" for m in found)
+
+
+def claims_section(claims: dict[str, Any] | None) -> str:
+    """The verdicts of the last `sctpbench campaign check` (claims.json), one row per claim."""
+    if not claims:
+        return ""
+    counts = claims.get("counts") or {}
+    head = (f"<h2>Claims</h2><p>{esc(claims.get('paper'))}: {counts.get('holds', 0)} hold, "
+            f"{counts.get('contradicted', 0)} contradicted, {counts.get('inconclusive', 0)} inconclusive at "
+            f"{float(claims.get('confidence') or 0):.0%} confidence over {claims.get('runs_ok')} ok runs "
+            f"(<code>{esc(claims.get('claims_file'))}</code>)</p>")
+    rows = [[r.get("verdict"), r.get("id"), r.get("where"), r.get("says"),
+             "; ".join(f"{ch['group'] + ': ' if ch.get('group') else ''}{ch['figures']} → {ch['verdict']}" for ch in r.get("checks") or [])]
+            for r in claims.get("results") or []]
+    return head + table(["verdict", "claim", "where", "the paper says", "figures"], rows, 5)
 
 
 def campaign_runs_table(campaign: folders.CampaignData) -> str:
@@ -405,6 +432,7 @@ def campaign_report(campaign: folders.CampaignData, options: Options) -> Report:
         b.append("<p class=warn>configs.parquet is missing or empty: nothing to plot.</p>")
     for key in campaign.swept if campaign.configs else []:
         b.append(figure_html(report, figures.campaign_sweep(campaign.configs, campaign.runs, key, campaign.swept), options))
+    b.append(claims_section(campaign.claims))
     b.append("<h2>Configurations (mean ± 95% CI)</h2>" + configs_table(campaign))
     b.append("<h2>Runs</h2>" + campaign_runs_table(campaign))
     return report

@@ -135,6 +135,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
                 print(f"  {video_line(name, a['video'])}", file=out)
         for name, flow in (run.get("traffic") or {}).items():
             print(f"  traffic   {traffic_line(name, flow)}", file=out)
+        for note in run.get("notes") or []:  # a stack default the experiment left unset shaped a result
+            print(f"  note      {note['association']}: {note['text']}", file=out)
         if run.get("selfcheck"):
             print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
         telemetry = run.get("telemetry")

@@ -4,6 +4,8 @@ campaign.json     what the report and compare read: name, swept keys, set, budge
                   configurations, repetitions, order, seed, configs, the sctpbench version
 runs.jsonl        one line per start, end and retry of a run: time, invocation, event and its fields
 campaign.parquet  one row per finished run; configs.parquet: one row per configuration
+claims.json       the verdicts of the last `campaign check`: the claims file, the confidence,
+                  per claim its id, words, place in the paper, verdict, line and checks
 runs/<run_key>/   the run folders; attempts/<run_key>-<n>/ the ones set aside
 """
 
@@ -19,6 +21,7 @@ INFO = "campaign.json"
 LOG = "runs.jsonl"
 RUNS_TABLE = "campaign.parquet"
 CONFIGS_TABLE = "configs.parquet"
+CLAIMS = "claims.json"
 
 Row = dict[str, Any]
 
@@ -50,6 +53,16 @@ def read_info(folder: Path) -> dict[str, Any] | None:
     """campaign.json, or None for a campaign table given without its folder's."""
     document = jsonfile.read_optional(folder / INFO)
     return None if document is None else version.upgraded(folder, INFO, document)
+
+
+def write_claims(folder: Path, document: dict[str, Any]) -> None:
+    """The verdicts of `campaign check`, for the report; written whole, replacing the last check's."""
+    jsonfile.write(folder / CLAIMS, document)
+
+
+def read_claims(folder: Path) -> dict[str, Any] | None:
+    """claims.json, or None when the campaign was never checked."""
+    return jsonfile.read_optional(folder / CLAIMS)
 
 
 def log(folder: Path, entry: LogEntry) -> None:

@@ -58,6 +58,17 @@ def test_affected_counts_messages_above_the_pre_failure_p99() -> None:
     assert metrics.affected(None, _messages()) == (None, None)
 
 
+def test_affected_needs_more_than_a_millisecond_above_the_p99() -> None:
+    """A near-constant series: after the failure, messages 0.4 ms above the pre-failure p99
+    (a clock read's worth) are not affected; 1.5 ms above are."""
+    msgs = [Message(seq, seq * 20 * MS, seq * 20 * MS + 10 * MS + (seq % 3) * 100_000, "primary") for seq in range(50)]
+    msgs += [Message(50 + k, (1000 + 20 * k) * MS, (1010 + 20 * k) * MS + 600_000, "primary") for k in range(10)]
+    msgs += [Message(60 + k, (1200 + 20 * k) * MS, (1210 + 20 * k) * MS + 1_700_000, "secondary") for k in range(5)]
+    count, p99 = metrics.affected(FAILURE, msgs)
+    assert p99 == pytest.approx(10.2)
+    assert count == 5
+
+
 def test_lost_messages_count_as_sent_not_delivered() -> None:
     msgs = _messages()[:10] + [Message(10, 200 * MS, None, None)]
     m = metrics.run_metrics(msgs, 11, None, [])

@@ -23,11 +23,14 @@ MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$", re.MULTILINE)
 
 
 def _kind(data: dict[str, Any]) -> fileschema.Kind:
-    # A campaign names its base experiment; a topology file has hosts at the top.
+    # A campaign names its base experiment; a topology file has hosts at the top; a claims file claims.
+    if "claims" in data:
+        return "claims"
     return "campaign" if "experiment" in data else "topology" if "hosts" in data else "experiment"
 
 
-SHIPPED = sorted([*ROOT.glob("examples/*.yaml"), *ROOT.glob("examples/campaigns/*.yaml"),
+SHIPPED = sorted([*ROOT.glob("examples/*.yaml"), *ROOT.glob("examples/campaigns/*.yaml"), *ROOT.glob("reproductions/*/*.yaml"),
+                  *ROOT.glob("tests/data/claims/*.yaml"),
                   *ROOT.glob("sctpbench/topologies/*.yaml"), *ROOT.glob("tests/data/campaigns/*.yaml")])
 
 

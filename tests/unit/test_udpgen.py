@@ -66,6 +66,18 @@ def test_poisson_datagrams_all_reach_the_sink_with_seeded_exponential_gaps(udpge
     assert [b - a for a, b in zip(again, again[1:], strict=False)] == gaps
 
 
+def test_every_64_bit_seed_is_taken(udpgen: Path, tmp_path: Path) -> None:
+    """plan/traffic.py draws a flow's seed from 8 bytes of a hash: one above 1.8e19 (a real
+    flow's, bgone of reproductions/003-background's first repetition) was refused before."""
+    port = _free_port()
+    sent = [r for r in _send(udpgen, tmp_path, port, 18032216791882665675, "big.rec") if r[0] == "tx"]
+    assert 700 < len(sent) < 1300
+    assert [r for r in _send(udpgen, tmp_path, port, 18446744073709551615, "max.rec") if r[0] == "tx"]  # 2⁶⁴ − 1 too
+    r = subprocess.run([str(udpgen), "send", "--local", "127.0.0.1", "--port", "9", "--records", "/dev/null",
+                        "--seed", "18446744073709551616"], capture_output=True, text=True)
+    assert r.returncode == 2 and "bad --seed '18446744073709551616'" in r.stderr
+
+
 def test_bad_options_are_refused_with_usage(udpgen: Path) -> None:
     r = subprocess.run([str(udpgen), "send", "--local", "127.0.0.1", "--port", "9", "--records", "/dev/null",
                         "--arrival", "saturate"], capture_output=True, text=True)

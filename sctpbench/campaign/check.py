@@ -1,0 +1,130 @@
+"""`sctpbench campaign check FOLDER [CLAIMS]`: a claims file's verdicts on a campaign's runs.
+
+One line per claim (holds, contradicted or inconclusive at this number of repetitions, with
+the figures), the verdicts written to the campaign folder's claims.json for its report, and
+exit status 1 when any claim is contradicted, so a nightly job watches published behaviour
+as well as its own baseline. `--modes METRIC` also prints each configuration's modes across
+its runs beside mean ± CI. The claims file defaults to claims.yaml beside the campaign file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from sctpbench.analysis import claims, metrics, modes
+from sctpbench.model.errors import SpecError
+from sctpbench.results import campaign as campaign_files
+from sctpbench.results.jsonfile import ResultsFileError
+
+EXIT_OK, EXIT_CONTRADICTED = 0, 1
+DEFAULT_CLAIMS = "claims.yaml"
+
+
+def add_parser(csub: argparse._SubParsersAction) -> None:
+    check = csub.add_parser("check", help="check a claims file on a campaign's runs; exit 1 on a contradicted claim")
+    check.add_argument("folder", type=Path, help="the campaign folder")
+    check.add_argument("claims", type=Path, nargs="?",
+                       help=f"the claims file (default: {DEFAULT_CLAIMS} beside the campaign file the folder was run from)")
+    check.add_argument("--with", dest="others", action="append", default=[], metavar="NAME=FOLDER",
+                       help="the folder of a campaign the claims file's campaigns: names (default: the folder of that "
+                            "campaign's name beside FOLDER)")
+    check.add_argument("--modes", metavar="METRIC[,METRIC]",
+                       help="also print each configuration's modes of these metrics across its runs (docs/claims.md)")
+
+
+def claims_file(folder: Path, given: Path | None, info: dict[str, Any]) -> Path:
+    if given is not None:
+        return given
+    if info.get("file"):
+        beside = Path(info["file"]).parent / DEFAULT_CLAIMS
+        if beside.is_file():
+            return beside
+    raise SpecError(f"{folder}: no claims file given and no {DEFAULT_CLAIMS} beside its campaign file "
+                    f"({info.get('file') or 'not recorded'}); allowed: sctpbench campaign check FOLDER CLAIMS")
+
+
+def _rows(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    if not folder.is_dir():
+        raise SpecError(f"{folder}: not a folder; allowed: a campaign folder (with {campaign_files.RUNS_TABLE})")
+    try:
+        info = campaign_files.read_info(folder) or {}
+        rows = campaign_files.read_table(folder / campaign_files.RUNS_TABLE)
+    except ResultsFileError as e:
+        raise SpecError(str(e)) from None
+    if rows is None:
+        raise SpecError(f"{folder}: no {campaign_files.RUNS_TABLE}; allowed: a campaign folder after `sctpbench campaign run`")
+    return rows, info
+
+
+def _swept(rows: list[dict[str, Any]], info: dict[str, Any]) -> list[str]:
+    if info.get("swept"):
+        return list(info["swept"])
+    return [k.removeprefix("param.") for k in (rows[0] if rows else {}) if k.startswith("param.")]
+
+
+def mode_lines(rows: list[dict[str, Any]], metric_names: list[str]) -> list[str]:
+    """Per configuration and metric: mean ± 95 % CI and the modes across its ok runs."""
+    out = []
+    configs: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        configs.setdefault(r["config"], []).append(r)
+    for config in sorted(configs):
+        ok = [r for r in configs[config] if r["status"] == "ok"]
+        for metric in metric_names:
+            values = [r.get(metric) for r in ok]
+            s = metrics.mean_ci95(values)  # type: ignore[arg-type]
+            mean = "-" if s["mean"] is None else f"{s['mean']:.1f}" + (f" ± {s['ci95']:.1f}" if s["ci95"] is not None else "")
+            out.append(f"  {config}  {metric} {mean} (n {s['n']}); modes {modes.text(modes.modes(values))}")
+    return out
+
+
+def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict[str, Path]:
+    """The folders of the campaigns the claims compare with: --with NAME=FOLDER, else beside FOLDER by the campaign's name."""
+    from sctpbench.campaign import spec as campaign_spec
+
+    out: dict[str, Path] = {}
+    for text in given:
+        name, sep, path = text.partition("=")
+        if not sep or name not in loaded.claims.campaigns:
+            raise SpecError(f"--with {text}: allowed: NAME=FOLDER with NAME one of the claims file's campaigns: "
+                            f"{', '.join(loaded.claims.campaigns) or 'none'}")
+        out[name] = Path(path)
+    for name, file in loaded.claims.campaigns.items():
+        if name not in out:
+            named = campaign_spec.load(loaded.file.parent / file).campaign.name or name
+            out[name] = folder.parent / named
+    return out
+
+
+def main(args: argparse.Namespace) -> int:
+    rows, info = _rows(args.folder)
+    path = claims_file(args.folder, args.claims, info)
+    loaded = claims.load(path)
+    others = {}
+    for name, other in other_folders(args.folder, loaded, args.others).items():
+        other_rows, other_info = _rows(other)
+        others[name] = (other_rows, _swept(other_rows, other_info))
+        print(f"compared with {name}: {other} ({len(other_rows)} runs)")
+    results = claims.evaluate(loaded, rows, _swept(rows, info), others)
+    name = info.get("name", args.folder.name)
+    ok = sum(r["status"] == "ok" for r in rows)
+    print(f"{name}: {len(results)} claims of {loaded.claims.paper} ({path}), "
+          f"{loaded.claims.confidence:.0%} confidence, {len(rows)} runs ({ok} ok)")
+    for result in results:
+        print(result.line())
+    tally = claims.counts(results)
+    document = {"claims_file": str(path), "paper": loaded.claims.paper, "confidence": loaded.claims.confidence,
+                "runs": len(rows), "runs_ok": ok, "counts": tally, "results": [r.to_dict() for r in results]}
+    campaign_files.write_claims(args.folder, document)
+    if args.modes:
+        unknown = [m for m in args.modes.split(",") if m not in metrics.METRIC_KEYS]
+        if unknown:
+            raise SpecError(f"--modes: {unknown[0]}: unknown metric; allowed: {', '.join(metrics.METRIC_KEYS)}")
+        print("modes across runs (analysis/modes.py):")
+        for line in mode_lines(rows, args.modes.split(",")):
+            print(line)
+    print(f"{tally['holds']} hold, {tally['contradicted']} contradicted, {tally['inconclusive']} inconclusive; "
+          f"verdicts in {args.folder / campaign_files.CLAIMS}")
+    return EXIT_CONTRADICTED if tally["contradicted"] else EXIT_OK

@@ -1,0 +1,204 @@
+"""Claims files and `sctpbench campaign check` on a real campaign's runs; modes across runs.
+
+The campaign is tests/data/claims/campaign: the summaries of a real run of
+tests/data/campaigns/tiny-virtual.yaml (tiny-experiment.yaml's failover with Path.Max.Retrans
+1 and 2, four repetitions each, on virtual time, in the UML guest on 2026-11-26); its tables
+are rebuilt from them, as a campaign does. tests/data/claims/tiny.claims.yaml says, beside
+each claim, the verdict these runs must give it. tests/data/claims_errors/ holds bad claims
+files, each with the one line it must be refused with.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sctpbench import cli
+from sctpbench.analysis import claims, modes, verdicts
+from sctpbench.analysis.verdicts import Sample
+from sctpbench.campaign import check, expand, table
+from sctpbench.campaign import spec as campaign_spec
+from sctpbench.model.errors import SpecError
+from sctpbench.results import campaign as campaign_files
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests/data/claims"
+CLAIMS = DATA / "tiny.claims.yaml"
+ERRORS = sorted((ROOT / "tests/data/claims_errors").glob("*.yaml"))
+EXPECTED = {
+    "fewer-retransmissions-detect-sooner": "holds",
+    "fewer-retransmissions-detect-later": "contradicted",
+    "fewer-retransmissions-fail-over-sooner": "inconclusive",
+    "failover-unchanged": "holds",
+    "detection-more-than-doubles": "holds",
+    "detection-triples": "contradicted",
+    "detection-under-400ms-with-one-retransmission": "holds",
+    "one-retransmission-lowest": "holds",
+    "detection-bimodal-over-both": "holds",
+    "detection-unimodal-per-setting": "inconclusive",
+}
+
+
+@pytest.fixture
+def campaign(tmp_path: Path) -> Path:
+    folder = Path(shutil.copytree(DATA / "campaign", tmp_path / "campaign"))
+    loaded = campaign_spec.load(ROOT / "tests/data/campaigns/tiny-virtual.yaml")
+    runs = expand.runs(loaded)
+    assert sorted(r.run_key for r in runs) == sorted(p.name for p in (folder / "runs").iterdir())
+    table.write(folder, runs, loaded.swept)
+    return folder
+
+
+def _results(folder: Path, path: Path = CLAIMS) -> list[claims.Result]:
+    rows = table.read(folder)
+    return claims.evaluate(claims.load(path), rows, ["sctp.path_max_retrans"])
+
+
+def test_each_claim_gets_the_verdict_the_runs_support(campaign: Path) -> None:
+    results = _results(campaign)
+    assert {r.claim.id: r.verdict for r in results} == EXPECTED
+
+
+def test_a_verdict_line_carries_the_figures(campaign: Path) -> None:
+    line = {r.claim.id: r.line() for r in _results(campaign)}
+    # mean ± CI half-width of both sides, the interval of the difference, and where the paper says it
+    assert line["fewer-retransmissions-detect-sooner"].startswith(
+        "HOLDS        fewer-retransmissions-detect-sooner: detection_time_ms <; a 306.1 ± 5.1 (n 4) vs b 714.1 ± 5.1 (n 4), "
+        "a − b [-413.5, -402.5] → holds")
+    assert line["fewer-retransmissions-detect-sooner"].endswith("→ holds (RFC 9260, Sec. 8.2)")
+    assert "a/b [2.30, 2.37] → contradicted" in line["detection-triples"]
+    assert "pmr=one: modes 304.8 [304.0–310.7] (100%, 4 runs)" in line["detection-unimodal-per-setting"]
+    assert "modes 304.8 [304.0–310.7] (50%, 4 runs) | 712.8 [712.0–718.7] (50%, 4 runs)" in line["detection-bimodal-over-both"]
+
+
+def test_only_ok_runs_count(campaign: Path) -> None:
+    rows = table.read(campaign)
+    for r in rows:
+        if r["param.sctp.path_max_retrans"] == "1":
+            r["status"] = "disturbed"  # a disturbed run's timing is the host's
+    results = {r.claim.id: r for r in claims.evaluate(claims.load(CLAIMS), rows, ["sctp.path_max_retrans"])}
+    assert results["fewer-retransmissions-detect-sooner"].verdict == "inconclusive"
+    assert "a no runs" in results["fewer-retransmissions-detect-sooner"].line()
+
+
+def test_contradiction_needs_the_family_wise_confidence() -> None:
+    """Two checks: each contradiction must stand at 97.5 %, a hold at 95 %."""
+    a, b = Sample((10.0, 11.0, 12.0)), Sample((8.0, 9.5, 10.5))
+    at_95 = verdicts.below(verdicts.difference_interval(a, b, 0.95), 0.0)
+    at_975 = verdicts.below(verdicts.difference_interval(a, b, 0.975), 0.0)
+    assert (at_95, at_975) == ("inconclusive", "inconclusive")
+    c = Sample((20.0, 21.0, 22.0))
+    assert verdicts.below(verdicts.difference_interval(c, b, 0.975), 0.0) == "contradicted"
+
+
+@pytest.mark.parametrize("path", ERRORS, ids=[p.name for p in ERRORS])
+def test_a_bad_claims_file_is_refused_with_one_line(path: Path, campaign: Path) -> None:
+    expected = path.read_text().splitlines()[0].removeprefix("# expect: ")
+    with pytest.raises(SpecError) as refused:
+        _results(campaign, path)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message.removeprefix(str(path.parent) + "/").startswith(expected), message
+
+
+def test_check_prints_one_line_per_claim_and_exits_1_on_a_contradiction(campaign: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["campaign", "check", str(campaign), str(CLAIMS), "--modes", "detection_time_ms"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    verdict_lines = [line for line in out if line.split(" ")[0] in ("HOLDS", "CONTRADICTED", "INCONCLUSIVE")]
+    assert len(verdict_lines) == len(EXPECTED)
+    assert out[-1].startswith("6 hold, 2 contradicted, 2 inconclusive; verdicts in")
+    assert "  sctp.path_max_retrans=1  detection_time_ms 306.1 ± 5.1 (n 4); modes 304.8 [304.0–310.7] (100%, 4 runs)" in out
+    written = json.loads((campaign / campaign_files.CLAIMS).read_text())
+    assert written["counts"] == {"holds": 6, "contradicted": 2, "inconclusive": 2}
+    assert [r["verdict"] for r in written["results"]] == list(EXPECTED.values())
+
+
+def test_check_exits_0_when_nothing_is_contradicted(campaign: Path, tmp_path: Path) -> None:
+    kept = tmp_path / "kept.yaml"
+    text = CLAIMS.read_text().replace("campaign: ../campaigns/", "campaign: " + str(ROOT / "tests/data/campaigns") + "/")
+    head, *items = text.split("\n  - id: ")
+    kept.write_text("\n  - id: ".join([head, *[i for i in items if not i.startswith(("fewer-retransmissions-detect-later", "detection-triples"))]]))
+    assert cli.main(["campaign", "check", str(campaign), str(kept)]) == 0
+
+
+def test_check_finds_claims_beside_the_campaign_file(campaign: Path, tmp_path: Path) -> None:
+    info = json.loads((campaign / "campaign.json").read_text())
+    (tmp_path / "claims.yaml").write_text(CLAIMS.read_text().replace("../campaigns/", str(ROOT / "tests/data/campaigns") + "/"))
+    info["file"] = str(tmp_path / "campaign.yaml")
+    (campaign / "campaign.json").write_text(json.dumps(info))
+    assert cli.main(["campaign", "check", str(campaign)]) == 1
+    info["file"] = str(tmp_path / "elsewhere" / "campaign.yaml")
+    (campaign / "campaign.json").write_text(json.dumps(info))
+    assert cli.main(["campaign", "check", str(campaign)]) == 2  # no claims file: one line, usage
+
+
+def test_the_report_shows_the_claims_and_the_modes(campaign: Path) -> None:
+    rows = {r["config"]: r for r in campaign_files.read_table(campaign / campaign_files.CONFIGS_TABLE) or []}
+    assert [m["runs"] for m in rows["sctp.path_max_retrans=1"]["detection_time_ms_modes"]] == [4]
+    assert cli.main(["campaign", "check", str(campaign), str(CLAIMS)]) == 1
+    assert cli.main(["report", str(campaign)]) == 0
+    page = (campaign / "report.html").read_text()
+    assert "<h2>Claims</h2>" in page and "6 hold, 2 contradicted, 2 inconclusive at 95% confidence over 8 ok runs" in page
+    assert "fewer-retransmissions-detect-later" in page
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    ([7.0, 7.2, 300.0, 310.0, 320.0], [(7.1, 2), (310.0, 3)]),  # seed 003: settled runs and switching ones
+    ([10.0, 34.0, 247.0, 338.0], [(22.0, 2), (292.5, 2)]),
+    ([11.6, 15.8, 16.0], [(15.8, 3)]),  # a gap under half the larger median is one mode
+    ([100.0, 200.0, 300.0, 400.0], [(250.0, 4)]),  # evenly spread: no gap stands out
+    ([10.0, 100.0, 1000.0], [(55.0, 2), (1000.0, 1)]),  # 90 ms is small beside the range of 990
+    ([5.0, 5.0, 5.0], [(5.0, 3)]),
+    ([], []),
+])
+def test_modes_split_at_gaps_wider_than_the_groups(values: list[float], expected: list[tuple[float, int]]) -> None:
+    assert [(round(m.value, 1), m.runs) for m in modes.modes(list(values))] == expected
+
+
+def test_runs_needed_to_rule_out_a_mode() -> None:
+    # 22 runs show a mode holding 20 % of runs at least twice, at 95 %
+    assert claims.runs_to_see(2, 0.2, 0.95) == 22
+    assert claims.runs_to_see(1, 0.2, 0.95) == 14
+
+
+def test_claims_compare_campaigns_by_the_campaign_axis(campaign: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`campaigns:` names another campaign; its runs are `campaign: NAME`, this one's `campaign: this`.
+    Here the other is a second copy of the same runs, found beside FOLDER by its campaign's name."""
+    beside = Path(shutil.copytree(campaign, tmp_path / "tiny-virtual"))
+    (beside / campaign_files.CLAIMS).unlink(missing_ok=True)
+    text = f"""\
+paper: "tests: two campaigns"
+campaign: {ROOT}/tests/data/campaigns/tiny-virtual.yaml
+campaigns: {{again: {ROOT}/tests/data/campaigns/tiny-virtual.yaml}}
+axes:
+  pmr: {{key: sctp.path_max_retrans, values: {{one: 1, two: 2}}}}
+claims:
+  - id: same-in-both
+    says: "the same runs detect alike"
+    where: "test"
+    metric: detection_time_ms
+    kind: same
+    a: {{campaign: this}}
+    b: {{campaign: again}}
+    for_each: [pmr]
+  - id: this-campaign-lowest-at-one
+    says: "the campaign axis ranks like any other"
+    where: "test"
+    metric: detection_time_ms
+    kind: lowest
+    among: pmr
+    which: one
+    for_each: [campaign]
+"""
+    path = tmp_path / "two.claims.yaml"
+    path.write_text(text)
+    assert cli.main(["campaign", "check", str(campaign), str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"compared with again: {beside} (8 runs)" in out
+    assert "HOLDS        same-in-both: detection_time_ms ≈; pmr=one: a 306.1 ± 5.1 (n 4) vs b 306.1 ± 5.1 (n 4)" in out
+    assert "campaign=again one vs two" in out
+    with pytest.raises(SpecError, match=r"--with other=x: allowed: NAME=FOLDER with NAME one of the claims file's campaigns: again"):
+        check.other_folders(campaign, claims.load(path), ["other=x"])
