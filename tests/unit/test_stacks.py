@@ -8,6 +8,7 @@ import pytest
 
 from sctpbench.model import spec
 from sctpbench.model.errors import SpecError
+from sctpbench.orchestration import capabilities
 from sctpbench.plan import build as plan
 
 TOPOLOGY = """topology:
@@ -64,3 +65,19 @@ def test_what_usrsctp_cannot_do_is_refused_in_one_line(tmp_path: Path, workload:
     with pytest.raises(SpecError) as e:
         _load(tmp_path, workload, sctp)
     assert expected in str(e.value) and "\n" not in str(e.value).strip(), str(e.value)
+
+
+def test_a_usrsctp_run_needs_the_usrsctp_agent_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = tmp_path / "build" / "sctpbench-agent"
+    agent.parent.mkdir()
+    agent.write_text("#!/bin/sh\n")
+    agent.chmod(0o755)
+    monkeypatch.setenv("SCTPBENCH_AGENT", str(agent))
+    linux, usrsctp = _load(tmp_path, ""), _load(tmp_path, ", stack: usrsctp")
+    capabilities.check_stack_variants(linux, "uml", "x.yaml")  # nothing asked of the second stack
+    with pytest.raises(SpecError, match=r"^x\.yaml: association main: stack: usrsctp needs .*sctpbench-agent-usrsctp "
+                                        r"not built \(make -C sctpbench/workloads/agent usrsctp\)$"):
+        capabilities.check_stack_variants(usrsctp, "uml", "x.yaml")
+    (agent.parent / "sctpbench-agent-usrsctp").write_bytes(agent.read_bytes())
+    (agent.parent / "sctpbench-agent-usrsctp").chmod(0o755)
+    capabilities.check_stack_variants(usrsctp, "uml", "x.yaml")
