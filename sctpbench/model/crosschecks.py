@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-from sctpbench.model import sctp_params, shaping, units
+from sctpbench.model import sctp_params, shaping, stacks, units
 from sctpbench.model import traffic as flows
 from sctpbench.model.addressing import endpoint_addresses
 from sctpbench.model.errors import SpecError
 from sctpbench.model.events.base import Context
 from sctpbench.model.experiment import MAX_NAME_LENGTH, Experiment, PathSpec, Workload
 from sctpbench.model.fields import NAME_HELP, U32_MAX
+from sctpbench.model.scheduler import SCHEDULER_DEFAULT
 from sctpbench.model.sctp import SctpParams
 from sctpbench.model.wording import Source
 
@@ -186,6 +187,8 @@ def _check_shared_sysctls(exp: Experiment, fail: Any) -> None:
     """Sysctls are per namespace (kernel-wide for buffers): associations sharing one must agree."""
     asked: dict[tuple[str | None, str], tuple[Any, str]] = {}  # (host or None, key) → (value, association)
     for a, loc in _association_locs(exp):
+        if a.stack == "usrsctp":
+            continue  # its values are socket options of its own stack, not the kernel's
         values = exp.association_sctp(a)
         scopes: list[tuple[str | None, str]] = [(host, key) for host in (a.client, a.server) for key in SYSCTL_PARAMS]
         scopes += [(None, key) for key in KERNEL_WIDE_PARAMS]
@@ -241,6 +244,27 @@ def _check_references(exp: Experiment, source: Source) -> None:
     for association, where in _association_locs(exp):
         if association.sctp is not None:
             _check_sctp(exp.association_sctp(association), where + ("sctp",), fail)
+    for association, where in _association_locs(exp):
+        _check_stack(exp, association, where, fail)
+
+
+def _check_stack(exp: Experiment, a: Workload, where: tuple[str, ...], fail: Any) -> None:
+    """What an association on usrsctp can have: its sctp: keys that usrsctp has, a message
+    workload without path policies or schedulers; `usrsctp:` only on that stack."""
+    if a.stack != "usrsctp":
+        if a.usrsctp is not None:
+            fail(where + ("usrsctp",), "goes with stack: usrsctp only")
+        return
+    values = exp.association_sctp(a)
+    for key in stacks.usrsctp_refused([k for k in SctpParams.model_fields if getattr(values, k) is not None]):
+        own = a.sctp is not None and getattr(a.sctp, key) is not None
+        fail((where if own else ()) + ("sctp", key), f"has no meaning on stack usrsctp; allowed: "
+                                                     f"{', '.join(stacks.USRSCTP_OPTIONS)}")
+    for key, value, default in (("type", a.type, "signaling"), ("policy", a.policy, "static"),
+                                ("scheduler", a.scheduler, SCHEDULER_DEFAULT), ("signal", a.signal, None)):
+        if value != default:
+            fail(where + (key,), f"stack: usrsctp runs signaling messages on the stack's own paths; allowed: "
+                                 f"{default if default is not None else 'none'}")
 
 
 def _check_sctp(p: SctpParams, loc: tuple[str, ...], fail: Any) -> None:

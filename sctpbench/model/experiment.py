@@ -32,6 +32,7 @@ from sctpbench.model.messages import MixStream, Video
 from sctpbench.model.policy import policy_problem
 from sctpbench.model.scheduler import SCHEDULER_DEFAULT, scheduler_problem
 from sctpbench.model.sctp import SctpParams
+from sctpbench.model.stacks import STACK_DEFAULT, Stack, UsrsctpParams
 from sctpbench.model.tolerances import Tolerances
 
 # As written: numbers from 1 and ranges; whether a range runs upwards is the loader's to judge.
@@ -177,6 +178,10 @@ class Workload(_Model):
         "NAME[:KEY=VALUE,...]: primary (the stack's primary path), round-robin, static-stream (stream s on path s mod n), "
         "dynamic-path (least expected delivery time) or stream-aware[:margin=MS] (seed 000 Paper III; "
         "workloads/agent/RECORDS.md)")
+    stack: Stack = Field(
+        default=STACK_DEFAULT, description="the SCTP stack: linux (the guest kernel's) or usrsctp (FreeBSD's, in user "
+        "space over UDP encapsulation; message workloads, docs/stacks.md)")
+    usrsctp: UsrsctpParams | None = Field(default=None, description="stack: usrsctp's own parameters (cmt, stream_scheduler)")
 
     @model_validator(mode="after")
     def _scheduler_text(self) -> Workload:

@@ -10,6 +10,7 @@ from sctpbench.backends import registry
 from sctpbench.backends.protocol import Check
 from sctpbench.model import sctp_params
 from sctpbench.model.errors import SpecError
+from sctpbench.plan.build import USRSCTP_AGENT
 
 AGENT_DEFAULT = Path(__file__).resolve().parent.parent / "workloads" / "agent" / "build" / "sctpbench-agent"
 AUTO = "auto"
@@ -35,13 +36,22 @@ def agent() -> Check:
     return Check("agent", False, f"{path} not built (make -C sctpbench/workloads/agent)")
 
 
+def usrsctp_agent() -> Check:
+    """The second stack's agent (stack: usrsctp), built beside the agent: needed only by
+    experiments that use that stack, so its absence does not fail `sctpbench check`."""
+    path = agent_path().with_name(USRSCTP_AGENT)
+    if os.access(path, os.X_OK):
+        return Check("usrsctp agent", True, str(path))
+    return Check("usrsctp agent", False, f"{path} not built (make -C sctpbench/workloads/agent usrsctp)")
+
+
 def backend_choices() -> list[str]:
     """What `--backend` accepts: auto, then every registered backend."""
     return [AUTO, *registry.names()]
 
 
 def all_checks() -> list[Check]:
-    return [c for backend in registry.BACKENDS for c in backend.checks()] + [agent()]
+    return [c for backend in registry.BACKENDS for c in backend.checks()] + [agent(), usrsctp_agent()]
 
 
 def choose_backend(requested: str) -> tuple[str | None, str]:
@@ -66,7 +76,12 @@ def runnable(requested: str) -> tuple[str | None, str]:
 
 def check_stack_variants(experiment: Any, backend: str, source: str) -> None:
     """SpecError (one line) when the experiment sets a stack variant (sctp_params: variant)
-    that the kernel the backend would run lacks: refused before anything is built."""
+    that the kernel the backend would run lacks, or an association on stack: usrsctp when
+    its agent is not built: refused before anything is built."""
+    on_usrsctp = [a for a in experiment.associations if a.stack == "usrsctp"]
+    built = usrsctp_agent()
+    if on_usrsctp and not built.ok:
+        raise SpecError(f"{source}: association {on_usrsctp[0].name}: stack: usrsctp needs {built.detail}")
     asked: dict[str, tuple[str, str]] = {}  # sysctl → (where it was asked, key)
     for where, values in [("sctp", experiment.sctp)] + [(f"{a.name}'s sctp", experiment.association_sctp(a))
                                                         for a in experiment.associations]:

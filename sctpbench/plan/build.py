@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+from pathlib import PurePosixPath
 from typing import Any
 
-from sctpbench.model import sctp_params, shaping, timeline
+from sctpbench.model import sctp_params, shaping, stacks, timeline
 from sctpbench.model.scheduler import SCHEDULER_DEFAULT
 from sctpbench.plan import dar, schedule, signal
 from sctpbench.plan import traffic as flows
@@ -196,12 +197,18 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
 
 def _host_sysctls(experiment: Any, asconf_hosts: set[str]) -> list[Command]:
     """Each host's net.sctp.* sysctls (per namespace): those of the associations it is an
-    end of (the spec made them agree), the experiment's on a host no association uses; and
+    end of (the spec made them agree; usrsctp ones do not count, and a host only they use gets
+    none), the experiment's on a host no association uses; and
     ASCONF's on the hosts of an association whose addresses change (plan/dar.py)."""
     commands = []
     for host in experiment.topology.hosts:
-        mine = [a for a in experiment.associations if host in (a.client, a.server)]
-        sysctls = _sysctls(experiment.association_sctp(mine[0]) if mine else experiment.sctp)
+        users = [a for a in experiment.associations if host in (a.client, a.server)]
+        # usrsctp associations' values are their agents' options, not the kernel's.
+        mine = [a for a in users if a.stack == "linux"]
+        if mine or not users:
+            sysctls = _sysctls(experiment.association_sctp(mine[0]) if mine else experiment.sctp)
+        else:
+            sysctls = []
         if host in asconf_hosts:
             sysctls += dar.ASCONF_SYSCTLS
         if sysctls:
@@ -301,18 +308,42 @@ def _association(experiment: Any, a: Any, links: list[Any], start_offset: int,
     )
 
 
+USRSCTP_AGENT = "sctpbench-agent-usrsctp"  # built beside the agent (make usrsctp)
+
+
+def _usrsctp_options(p: Any, own: Any) -> list[str]:
+    """The usrsctp agent's options: each sctp: key usrsctp has (the spec refused the others),
+    then its own cmt and stream scheduler."""
+    options: list[str] = []
+    for key, flag in stacks.USRSCTP_OPTIONS.items():
+        value = getattr(p, key)
+        if value is None:
+            continue
+        param = sctp_params.BY_KEY[key]
+        options += [flag, sctp_params.sysctl_value(param, value)]
+    if own is not None and own.cmt is not None:
+        options += ["--cmt", str(own.cmt)]
+    if own is not None and own.stream_scheduler is not None:
+        options += ["--stream-scheduler", own.stream_scheduler]
+    return options
+
+
 def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int, steps: list[timeline.Step]) -> list[Process]:
     """The association's server and client agents, with its socket-level SCTP options; the
     client without the addresses the timeline adds later (plan/dar.py)."""
     sample_ms = experiment.measure.sample_interval // 1_000_000
     common: list[str] = ["--sample-interval", str(sample_ms)]
     p = experiment.association_sctp(a)
-    if p.nodelay is not None:
-        common += ["--nodelay", "1" if p.nodelay else "0"]
-    if p.sack_freq is not None:
-        common += ["--sack-freq", str(p.sack_freq)]
-    if p.streams is not None:
-        common += ["--streams", str(p.streams)]
+    if a.stack == "usrsctp":
+        agent = str(PurePosixPath(agent).with_name(USRSCTP_AGENT))
+        common += _usrsctp_options(p, a.usrsctp)
+    else:
+        if p.nodelay is not None:
+            common += ["--nodelay", "1" if p.nodelay else "0"]
+        if p.sack_freq is not None:
+            common += ["--sack-freq", str(p.sack_freq)]
+        if p.streams is not None:
+            common += ["--streams", str(p.streams)]
     server_addrs = ",".join(x.server_address for x in assoc.paths)
     client_addrs = ",".join(x.client_address for x in dar.bound_at_start(steps, assoc))
     if assoc.schedule is not None:
@@ -374,7 +405,7 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
 # that leaves them out of the id.
 NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None, "mix": None, "count": 1, "start_window": 0,
                                        "policy": "static", "signal": None, "first_path": None,
-                                       "scheduler": SCHEDULER_DEFAULT}
+                                       "scheduler": SCHEDULER_DEFAULT, "stack": stacks.STACK_DEFAULT, "usrsctp": None}
 
 
 def _unset_keys(workload: Any) -> set[str]:

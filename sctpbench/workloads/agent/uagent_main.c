@@ -1,0 +1,138 @@
+/* sctpbench-agent-usrsctp: the agent's second stack.  The same command
+ * line, control protocol and records as sctpbench-agent (RECORDS.md), on
+ * usrsctp (FreeBSD's SCTP in user space) over UDP encapsulation, plus the
+ * stack's own options (ustack.h).  Runs the message workload. */
+#include "cli.h"
+#include "clock.h"
+#include "config.h"
+#include "diag.h"
+#include "records.h"
+#include "uagent.h"
+#include "ustack.h"
+#include "waiting.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef AGENT_REVISION
+#define AGENT_REVISION "unknown"
+#endif
+
+static void meta_opt(struct records *r, const char *key, bool given, int64_t value)
+{
+	if (given)
+		records_meta_i64(r, key, value);
+	else
+		records_meta(r, key, "-");
+}
+
+static void write_meta(const struct config *cfg, const struct ustack_params *p, struct records *r)
+{
+	struct utsname u;
+	char seed[24];
+
+	records_meta(r, "role", cfg->role == ROLE_CLIENT ? "client" : "server");
+	records_meta(r, "revision", AGENT_REVISION);
+	records_meta(r, "stack", "usrsctp");
+	records_meta_i64(r, "pid", (int64_t)getpid());
+	if (uname(&u) == 0)
+		records_meta(r, "kernel", u.release);
+	records_meta(r, "local", cfg->local_text);
+	if (cfg->role == ROLE_CLIENT)
+		records_meta(r, "peer", cfg->peer_text);
+	records_meta_i64(r, "port", cfg->port);
+	if (cfg->role == ROLE_CLIENT) {
+		records_meta_i64(r, "size", (int64_t)cfg->size);
+		records_meta(r, "rate", cfg->rate_text != NULL ? cfg->rate_text : "-");
+		records_meta(r, "arrival", arrival_kind_name(cfg->arrival));
+		snprintf(seed, sizeof(seed), "%" PRIu64, cfg->seed);
+		records_meta(r, "seed", seed);
+		records_meta_i64(r, "duration_ms", cfg->duration_ms);
+		records_meta_i64(r, "unordered", cfg->unordered ? 1 : 0);
+		records_meta_i64(r, "send_streams", cfg->send_streams);
+		records_meta_i64(r, "drain_timeout_ms", cfg->drain_timeout_ms);
+	}
+	/* No path sampling on this stack yet: no `path` records. */
+	records_meta_i64(r, "sample_interval_ms", 0);
+	records_meta_i64(r, "udp_port", p->udp_port);
+	records_meta_i64(r, "remote_udp_port", p->remote_udp_port);
+	meta_opt(r, "rto_min_ms", p->has_rto_min, p->rto_min_ms);
+	meta_opt(r, "rto_max_ms", p->has_rto_max, p->rto_max_ms);
+	meta_opt(r, "rto_initial_ms", p->has_rto_initial, p->rto_initial_ms);
+	meta_opt(r, "path_max_retrans", p->has_path_max_retrans, p->path_max_retrans);
+	meta_opt(r, "hb_interval_ms", p->has_hb_interval, p->hb_interval_ms);
+	meta_opt(r, "max_burst", p->has_max_burst, p->max_burst);
+	meta_opt(r, "cmt", p->has_cmt, p->cmt);
+	meta_opt(r, "stream_scheduler", p->has_ss, p->ss);
+	meta_opt(r, "nodelay", p->has_nodelay, p->nodelay);
+	meta_opt(r, "sack_delay_ms", p->has_sack_delay, p->sack_delay_ms);
+	meta_opt(r, "sack_freq", p->has_sack_freq, p->sack_freq);
+	meta_opt(r, "streams", p->has_streams, p->streams);
+}
+
+/* The shared command line's socket options, for the usrsctp socket. */
+static void copy_common(const struct sock_opts *o, struct ustack_params *p)
+{
+	p->has_nodelay = o->has_nodelay;
+	p->nodelay = (uint32_t)o->nodelay;
+	p->has_sack_delay = o->has_sack_delay;
+	p->sack_delay_ms = o->sack_delay_ms;
+	p->has_sack_freq = o->has_sack_freq;
+	p->sack_freq = o->sack_freq;
+	p->has_streams = o->has_streams;
+	p->streams = o->streams;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	struct ustack_params p;
+	struct records rec;
+	int rc;
+
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		printf("sctpbench-agent-usrsctp %s\n", AGENT_REVISION);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		cli_usage(stdout);
+		ustack_usage();
+		return 0;
+	}
+	rc = ustack_params_take(&argc, argv, &p);
+	if (rc != 0)
+		return rc;
+	rc = cli_parse(argc, argv, &cfg);
+	if (rc != 0)
+		return rc;
+	copy_common(&cfg.opts, &p);
+
+	if (waiting_init() != 0) {
+		diag_errno(errno, "installing signal handling");
+		cli_free(&cfg);
+		return 1;
+	}
+	if (records_open(&rec, cfg.records_path) != 0) {
+		diag_errno(errno, "opening records file %s", cfg.records_path);
+		cli_free(&cfg);
+		return 1;
+	}
+	write_meta(&cfg, &p, &rec);
+	if (ustack_start(&p) != 0) {
+		records_end(&rec, now_ns(), 0);
+		rc = 1;
+	} else {
+		rc = cfg.role == ROLE_CLIENT ? uagent_client_run(&cfg, &p, &rec)
+				     : uagent_server_run(&cfg, &p, &rec);
+	}
+	if (records_close(&rec) != 0) {
+		diag_errno(errno, "writing records file %s", cfg.records_path);
+		rc = 1;
+	}
+	cli_free(&cfg);
+	return rc;
+}
