@@ -92,7 +92,7 @@ def _writable(base: Base, keys: Sequence[tuple[str, ...]]) -> dict[str, Any]:
         for part in key[:-1]:
             if isinstance(node, dict) and isinstance(node.get(part), (dict, list)):
                 slot: Any = part
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node) \
+            elif isinstance(node, list) and part.isdigit() and len(part) <= 9 and int(part) < len(node) \
                     and isinstance(node[int(part)], (dict, list)):
                 slot = int(part)
             else:
