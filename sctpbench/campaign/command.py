@@ -77,7 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.watch and not args.dry_run:
         _watch(args)
     loaded = spec.load(args.file, args.overrides)
-    runs = expand.runs(loaded)  # every configuration and plan is valid before anything is built
+    runs = expand.runs(loaded)  # every configuration is valid before anything is built
     from sctpbench.outputs import destination
 
     destination.folder(args.out)
@@ -98,6 +98,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     runs = _on_backend_clock(runs, backend, str(args.file), progress)
     for run in runs:  # every configuration, before the first run is built
         capabilities.check_stack_variants(run.experiment, backend, str(args.file))
+    expand.check_plans(runs)  # and every plan (not for --dry-run: a listing needs only the keys)
     progress(f"backend {backend}, {runs[0].experiment.clock if runs else '-'} clock, results in {folder}")
     if args.scheduler:
         from sctpbench.campaign import distributed

@@ -18,11 +18,13 @@ import hashlib
 import itertools
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sctpbench.campaign.spec import Loaded, as_written
 from sctpbench.model import loading
 from sctpbench.model.errors import SpecError
 from sctpbench.model.experiment import Experiment
+from sctpbench.model.overrides import parse_override
 from sctpbench.model.wording import set_label
 from sctpbench.plan import build as planning
 
@@ -55,7 +57,7 @@ class Run:
 
     def with_experiment(self, experiment: Experiment) -> Run:
         """The same run of another experiment (e.g. on another clock): its key follows its plan."""
-        key = planning.build(experiment, self.repetition, "agent").run_id
+        key = planning.run_id(planning.identity(experiment), self.repetition)
         return dataclasses.replace(self, experiment=experiment, run_key=key)
 
 
@@ -77,14 +79,33 @@ def configurations(loaded: Loaded) -> list[Configuration]:
     return out
 
 
-def _experiment(loaded: Loaded, config: Configuration) -> Experiment:
+@dataclass
+class _Reader:
+    """The base file read once and each override parsed once, for every configuration: a
+    9,000-configuration grid otherwise parses the same YAML 9,000 times."""
+
+    base: loading.Base | None = None
+    parsed: dict[str, loading.Override] = field(default_factory=dict)
+
+    def experiment(self, path: Path, overrides: list[str]) -> Experiment:
+        if self.base is None:
+            self.base = loading.read(path)
+        return loading.from_base(self.base, [self._override(text) for text in overrides])
+
+    def _override(self, text: str) -> loading.Override:
+        if text not in self.parsed:
+            self.parsed[text] = loading.Override(text, *parse_override(text))
+        return self.parsed[text]
+
+
+def _experiment(loaded: Loaded, config: Configuration, reader: _Reader) -> Experiment:
     """Load the base file with the campaign's overrides; a bad value names the campaign's line."""
     fixed = [(("set", k), f"{k}={as_written(v)}") for k, v in loaded.campaign.set.items()]
     swept = [(("sweep", k), f"{k}={v}") for k, v in config.params]
     adjusted = [(("adjust",), f"{k}={v}") for k, v in config.adjustments]
     overrides = fixed + swept + adjusted
     try:
-        experiment = loading.load(loaded.experiment_file, [text for _, text in overrides])
+        experiment = reader.experiment(loaded.experiment_file, [text for _, text in overrides])
     except SpecError as e:
         message = str(e)
         for loc, text in overrides:
@@ -97,28 +118,40 @@ def _experiment(loaded: Loaded, config: Configuration) -> Experiment:
     return experiment
 
 
-def runs(loaded: Loaded, agent: str = "agent") -> list[Run]:
-    """Every run in execution order; every experiment and plan is valid, or SpecError."""
+def runs(loaded: Loaded) -> list[Run]:
+    """Every run in execution order; every experiment is valid, or SpecError (check_plans
+    builds their plans). A run's key and seed are its plan's (plan.build identity, run_id,
+    seed_of), without building the plan: a 9,000-configuration grid lists in seconds."""
     configs = configurations(loaded)
     if len(configs) > 10000:
         raise SpecError(f"{loaded.where('sweep')}: sweep: {len(configs)} configurations; allowed: at most 10000")
     out: list[Run] = []
     seen: dict[str, Configuration] = {}
+    reader = _Reader()
     for config in configs:
-        experiment = _experiment(loaded, config)
+        experiment = _experiment(loaded, config, reader)
         repetitions = loaded.campaign.repetitions or experiment.repeat
         # The repetition count is the campaign's: leave it out of what identifies a run, so
         # raising `repetitions` later only adds runs.
         experiment = experiment.model_copy(update={"repeat": 1})
+        identity = planning.identity(experiment)
         for repetition in range(1, repetitions + 1):
-            plan = planning.build(experiment, repetition, agent)
-            if plan.run_id in seen:
-                raise SpecError(f"{loaded.where('sweep')}: sweep: configurations {seen[plan.run_id].label!r} and "
+            run_id = planning.run_id(identity, repetition)
+            if run_id in seen:
+                raise SpecError(f"{loaded.where('sweep')}: sweep: configurations {seen[run_id].label!r} and "
                                 f"{config.label!r} are the same experiment; allowed: values that differ")
-            seen[plan.run_id] = config
-            out.append(Run(config, repetition, plan.seed, plan.run_id, experiment))
+            seen[run_id] = config
+            out.append(Run(config, repetition, planning.seed_of(experiment, repetition), run_id, experiment))
     if loaded.campaign.order == "shuffled":
         # Shuffled so slow drift of the machine (load, heat, other guests) spreads over all
         # configurations instead of biasing the ones that happen to run last.
         random.Random(loaded.campaign.seed).shuffle(out)
     return out
+
+
+def check_plans(runs: list[Run], agent: str = "agent") -> None:
+    """Every run's plan can be built (SpecError otherwise): before a campaign starts, so a
+    bad configuration stops it before its first guest rather than failing its runs."""
+    for run in runs:
+        plan = planning.build(run.experiment, run.repetition, agent)
+        assert plan.run_id == run.run_key, (plan.run_id, run.run_key)  # one identity, two ways

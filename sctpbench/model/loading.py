@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,32 @@ TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
 
 def load(path: str | Path, overrides: Sequence[str] = ()) -> Experiment:
     """Read, override, validate and cross-check an experiment file."""
+    base = read(path)
+    return from_base(base, [Override(text, *parse_override(text)) for text in overrides])
+
+
+@dataclass(frozen=True)
+class Base:
+    """An experiment file as read, with the files it refers to put in, before any `--set`:
+    what a campaign reads once and makes every configuration from (from_base)."""
+
+    path: Path
+    data: dict[str, Any]  # never changed: from_base works on a copy
+    lines: dict[tuple[str, ...], int]
+    aliased: bool  # a mapping or list appears twice (a YAML alias): an override there changes both
+
+
+@dataclass(frozen=True)
+class Override:
+    """A `--set KEY=VALUE` as written and as parsed (overrides.parse_override)."""
+
+    text: str
+    key: tuple[str, ...]
+    value: Any
+
+
+def read(path: str | Path) -> Base:
+    """The file read, its topology, drop-pattern and empirical files put in."""
     path = Path(path)
     file = str(path)
     data, lines = inputfile.load(path)
@@ -35,22 +62,70 @@ def load(path: str | Path, overrides: Sequence[str] = ()) -> Experiment:
     data = _resolve_topology(data, path.parent, lines, file)
     _read_pattern_files(data, path.parent, lines, file)
     _read_empirical_files(data, path.parent, lines, file)
+    return Base(path, data, lines, _aliased(data))
+
+
+def _aliased(data: Any) -> bool:
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                return True
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+    return False
+
+
+def _writable(base: Base, keys: Sequence[tuple[str, ...]]) -> dict[str, Any]:
+    """The base's data, copied where the overrides write (the mappings and lists on their
+    keys' paths) and shared elsewhere: validation only reads it, and a deep copy of the
+    whole cost more than the rest of a campaign's configuration. With aliases a deep copy,
+    which keeps them shared, so an override lands where it lands in a fresh read."""
+    if base.aliased:
+        return copy.deepcopy(base.data)
+    root = dict(base.data)
+    fresh = {id(root)}
+    for key in keys:
+        node: Any = root
+        for part in key[:-1]:
+            if isinstance(node, dict) and isinstance(node.get(part), (dict, list)):
+                slot: Any = part
+            elif isinstance(node, list) and part.isdigit() and len(part) <= 9 and int(part) < len(node) \
+                    and isinstance(node[int(part)], (dict, list)):
+                slot = int(part)
+            else:
+                break  # apply_override makes what is missing, or says why it cannot
+            child = node[slot]
+            if id(child) not in fresh:
+                child = dict(child) if isinstance(child, dict) else list(child)
+                fresh.add(id(child))
+                node[slot] = child
+            node = child
+    return root
+
+
+def from_base(base: Base, overrides: Sequence[Override] = ()) -> Experiment:
+    """The experiment of a file already read, with these overrides: validated, cross-checked,
+    its traces read in."""
+    file = str(base.path)
+    data = _writable(base, [o.key for o in overrides])
     override_src: dict[tuple[str, ...], str] = {}
-    for text in overrides:
-        key, value = parse_override(text)
-        apply_override(data, key, value, text)
-        override_src[key] = text
-    source = Source(file, lines, override_src)
+    for o in overrides:
+        apply_override(data, o.key, copy.deepcopy(o.value), o.text)
+        override_src[o.key] = o.text
+    source = Source(file, base.lines, override_src)
     try:
         experiment = Experiment.model_validate(data)
     except ValidationError as e:
         raise SpecError(describe(dict(e.errors()[0]), source, data)) from None
     crosschecks.check(experiment, source)
-    experiment = _resolve_events(experiment, path.parent, source)
-    experiment = _resolve_videos(experiment, path.parent, source)
-    experiment = _resolve_signals(experiment, path.parent, source)
+    experiment = _resolve_events(experiment, base.path.parent, source)
+    experiment = _resolve_videos(experiment, base.path.parent, source)
+    experiment = _resolve_signals(experiment, base.path.parent, source)
     if experiment.name is None:
-        experiment = experiment.model_copy(update={"name": path.stem})
+        experiment = experiment.model_copy(update={"name": base.path.stem})
     return experiment
 
 

@@ -86,17 +86,26 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
 UDPGEN = "sctpbench-udpgen"
 
 
+def identity(experiment: Any) -> str:
+    """What a run id is a hash of, besides the repetition (run_id): the same for every
+    repetition of an experiment, so a campaign makes it once per configuration."""
+    return str(experiment.model_dump_json(exclude=_identity_exclude(experiment)))
+
+
+def seed_of(experiment: Any, repetition: int) -> int:
+    return int(experiment.seed) + repetition - 1
+
+
 def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
-    resolved = experiment.model_dump_json(exclude=_identity_exclude(experiment))
-    rid = run_id(resolved, repetition)
+    rid = run_id(identity(experiment), repetition)
     topo = experiment.topology
     hosts = list(topo.hosts) + ([EMULATOR] if topo.emulator else [])
     setup: list[Command] = [Command("modprobe", ["-a", *MODULES])]
     # IPv6 is off unless a path uses it (network.py turns it on per interface), which keeps
     # router and neighbour chatter off the paths and captures.
     setup += [c for h in hosts for c in ipv6_setup(h, h in ipv6_hosts(topo))]
-    seed = experiment.seed + repetition - 1
+    seed = seed_of(experiment, repetition)
     variation = draw_variation(experiment.vary, len(experiment.events), seed)
     start_offset = variation.get("start_offset_ns", 0)
     phases = variation.get("event_phase_ns", [0] * len(experiment.events))

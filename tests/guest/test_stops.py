@@ -15,8 +15,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _processes(marker: str, kinds: tuple[bytes, ...] = (b"rootfstype=hostfs", b"sctpbench.backends.uml.guardian")) -> set[int]:
-    """This test's guest (kernel, its helpers, the agents inside: all carry SB_RUN=…) and
-    guardian; by folder, as other runs may share the machine."""
+    """This test's guest (kernel, its helpers, the agents inside: all carry uml_dir=…, the
+    guest's temporary folder) and guardian (--run FOLDER); by folder, as other runs may
+    share the machine."""
+    markers = [marker.encode(), *(str(d).encode() for d in map(_uml_dir_if_written, Path(marker).glob("*/run-*")) if d)]
     found = set()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
@@ -24,7 +26,7 @@ def _processes(marker: str, kinds: tuple[bytes, ...] = (b"rootfstype=hostfs", b"
                 cmdline = (proc / "cmdline").read_bytes()
             except OSError:
                 continue
-            if marker.encode() in cmdline and any(k in cmdline for k in kinds):
+            if any(m in cmdline for m in markers) and any(k in cmdline for k in kinds):
                 found.add(int(proc.name))
     return found
 
@@ -33,6 +35,13 @@ def _uml_dir(run_dir: Path) -> Path:
     """The guest's temporary folder, from the command line guest.json recorded."""
     words = json.loads((run_dir / "guest.json").read_text())["command_line"]
     return Path(next(w.removeprefix("uml_dir=") for w in words if w.startswith("uml_dir=")))
+
+
+def _uml_dir_if_written(run_dir: Path) -> Path | None:
+    try:
+        return _uml_dir(run_dir)
+    except (OSError, ValueError, StopIteration):  # not yet written, or being written
+        return None
 
 
 def _start(out: Path, clock: str) -> subprocess.Popen[str]:
@@ -47,7 +56,7 @@ def _start(out: Path, clock: str) -> subprocess.Popen[str]:
         if "association up" in line or time.monotonic() > deadline:
             break
     time.sleep(1.0)  # messages are flowing
-    assert _processes(str(out)), "the guest should be running"
+    assert _processes(str(out), (b"rootfstype=hostfs",)), "the guest should be running"
     return proc
 
 

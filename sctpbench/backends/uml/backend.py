@@ -72,14 +72,31 @@ def _check_paths(paths: list[Path]) -> None:
 
 # What runs the plan inside the guest: the netns engine (netns/entry.py) unless a backend built on it says otherwise.
 GUEST_ENTRY = "sctpbench.backends.netns.entry"
+# Where the guest sees the run folder, whatever its path on the host (under the guest's
+# own /run tmpfs). On virtual time the guest's work before t0 (the agents' argv and
+# environment, path lookups) moves every timer-driven figure by microseconds: with the
+# host's path there, the same run gave other figures in another results folder, a
+# campaign folder or a Dask worker's temporary folder. The host side reaches the folder
+# through HOST_LINK, a link of fixed length in the guest's temporary folder (uml_dir).
+GUEST_RUN = Path("/run/sctpbench-run")
+HOST_LINK = "run"
 
 
-def command(kernel: uml_kernel.Kernel, clock: list[str], run_dir: Path, umid: str, uml_dir: Path,
+def host_link(uml_dir: Path, run_dir: Path) -> Path:
+    """The host path the guest mounts its run folder from: uml_dir/run → run_dir. uml_dir
+    (mkdtemp) has one length always, and it goes with uml_dir (here, or by the guardian)."""
+    link = uml_dir / HOST_LINK
+    link.symlink_to(run_dir)
+    return link
+
+
+def command(kernel: uml_kernel.Kernel, clock: list[str], run_link: Path, umid: str, uml_dir: Path,
             expose: list[Path], entry: str = GUEST_ENTRY) -> list[str]:
-    """The guest's argv (boot.py); init.sh's own environment: the run folder, the interpreter, what it runs."""
+    """The guest's argv (boot.py); init.sh's own environment: the run folder (the host's
+    link to it, and where the guest mounts it), the interpreter, what it runs."""
     assert kernel.modules is not None
-    environment = {"SB_RUN": str(run_dir), "SB_PYTHON": sys.executable, **boot.mounts(kernel.modules, expose),
-                   "SB_ENTRY": entry}
+    environment = {"SB_RUN": str(GUEST_RUN), "SB_RUN_HOST": str(run_link), "SB_PYTHON": sys.executable,
+                   **boot.mounts(kernel.modules, expose), "SB_ENTRY": entry}
     return boot.command_line(kernel.binary, boot.INIT, umid, uml_dir, clock, environment)
 
 
@@ -112,7 +129,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
     socket_path = uml_dir / "calendar.sock"
     start = time.time_ns() - wall_offset_ns(plan)
     clock = [word.format(socket=socket_path, start=start) for word in TIME_TRAVEL[plan.clock]]
-    argv = command(kernel, clock, run_dir, umid, uml_dir, expose, entry)
+    argv = command(kernel, clock, host_link(uml_dir, run_dir), umid, uml_dir, expose, entry)
     facts = guest_facts(kernel, argv, plan.clock)
     (run_dir / "guest.json").write_text(jsonfile.text(facts))
     # The guest connects while parsing its command line: the calendar must listen first.

@@ -2,8 +2,9 @@
 # PID 1 of the uml backend's User-Mode Linux guest: runs one run's plan. The host's
 # filesystem is the (read-only) root; writable places get tmpfs, the run folder is the
 # host's own, mounted read-write. What every guest's PID 1 does alike is boot.sh.
-# Environment from the kernel command line (boot.py), besides boot.sh's: SB_RUN (run
-# folder), SB_PYTHON (interpreter), SB_ENTRY (the module that runs the plan inside: the
+# Environment from the kernel command line (boot.py), besides boot.sh's: SB_RUN (where
+# the run folder is mounted in the guest, the same path for every run: backend.GUEST_RUN),
+# SB_RUN_HOST (the host's path to it, a link of fixed length), SB_PYTHON (interpreter), SB_ENTRY (the module that runs the plan inside: the
 # netns engine's command, or another built on it).
 # The wall clock is the kernel's to set (backend.TIME_TRAVEL): work here costs virtual time.
 . "$(dirname "$0")/boot.sh"
@@ -23,8 +24,8 @@ mount_exposed SB-ERROR
 # Once /run is the guest's own.
 modprobe_root SB-ERROR
 mkdir -p "$SB_RUN"
-if ! mount -t hostfs -o "$SB_RUN" none "$SB_RUN"; then
-    echo "SB-ERROR cannot mount the run folder $SB_RUN"
+if ! mount -t hostfs -o "$SB_RUN_HOST" none "$SB_RUN"; then
+    echo "SB-ERROR cannot mount the run folder $SB_RUN_HOST"
     halt
 fi
 ip link set lo up
