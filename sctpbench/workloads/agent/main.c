@@ -22,14 +22,6 @@
 
 /* Options left to the kernel are recorded as "-": the `param` records
  * then show what the kernel chose. */
-static void meta_opt(struct records *r, const char *key, bool given, int64_t value)
-{
-	if (given)
-		records_meta_i64(r, key, value);
-	else
-		records_meta(r, key, "-");
-}
-
 static void write_meta(const struct config *cfg, struct records *r)
 {
 	struct utsname u;
@@ -82,10 +74,10 @@ static void write_meta(const struct config *cfg, struct records *r)
 		records_meta(r, "signal", cfg->signal_path);
 		records_meta_i64(r, "signal_points", (int64_t)cfg->signal.points);
 	}
-	meta_opt(r, "nodelay", o->has_nodelay, o->nodelay);
-	meta_opt(r, "sack_delay_ms", o->has_sack_delay, o->sack_delay_ms);
-	meta_opt(r, "sack_freq", o->has_sack_freq, o->sack_freq);
-	meta_opt(r, "streams", o->has_streams, o->streams);
+	records_meta_opt(r, "nodelay", o->has_nodelay, o->nodelay);
+	records_meta_opt(r, "sack_delay_ms", o->has_sack_delay, o->sack_delay_ms);
+	records_meta_opt(r, "sack_freq", o->has_sack_freq, o->sack_freq);
+	records_meta_opt(r, "streams", o->has_streams, o->streams);
 }
 
 int main(int argc, char **argv)

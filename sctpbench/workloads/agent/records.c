@@ -129,6 +129,14 @@ void records_meta_i64(struct records *r, const char *key, int64_t value)
 	emit(r, false, "meta\t%s\t%" PRId64 "\n", key, value);
 }
 
+void records_meta_opt(struct records *r, const char *key, bool given, int64_t value)
+{
+	if (given)
+		records_meta_i64(r, key, value);
+	else
+		records_meta(r, key, "-");
+}
+
 void records_assoc(struct records *r, int64_t t, const char *state,
 		   unsigned error, unsigned outstreams, unsigned instreams)
 {

@@ -39,6 +39,9 @@ void records_flush(struct records *r);
 
 void records_meta(struct records *r, const char *key, const char *value);
 void records_meta_i64(struct records *r, const char *key, int64_t value);
+/* An option left to the stack is recorded as "-": the `param` records then
+ * show what the stack chose. */
+void records_meta_opt(struct records *r, const char *key, bool given, int64_t value);
 void records_assoc(struct records *r, int64_t t, const char *state,
 		   unsigned error, unsigned outstreams, unsigned instreams);
 void records_param(struct records *r, int64_t t, const char *name, const char *value);

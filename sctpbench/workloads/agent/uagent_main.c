@@ -22,14 +22,6 @@
 #define AGENT_REVISION "unknown"
 #endif
 
-static void meta_opt(struct records *r, const char *key, bool given, int64_t value)
-{
-	if (given)
-		records_meta_i64(r, key, value);
-	else
-		records_meta(r, key, "-");
-}
-
 static void write_meta(const struct config *cfg, const struct ustack_params *p, struct records *r)
 {
 	struct utsname u;
@@ -60,18 +52,18 @@ static void write_meta(const struct config *cfg, const struct ustack_params *p, 
 	records_meta_i64(r, "sample_interval_ms", 0);
 	records_meta_i64(r, "udp_port", p->udp_port);
 	records_meta_i64(r, "remote_udp_port", p->remote_udp_port);
-	meta_opt(r, "rto_min_ms", p->has_rto_min, p->rto_min_ms);
-	meta_opt(r, "rto_max_ms", p->has_rto_max, p->rto_max_ms);
-	meta_opt(r, "rto_initial_ms", p->has_rto_initial, p->rto_initial_ms);
-	meta_opt(r, "path_max_retrans", p->has_path_max_retrans, p->path_max_retrans);
-	meta_opt(r, "hb_interval_ms", p->has_hb_interval, p->hb_interval_ms);
-	meta_opt(r, "max_burst", p->has_max_burst, p->max_burst);
-	meta_opt(r, "cmt", p->has_cmt, p->cmt);
-	meta_opt(r, "stream_scheduler", p->has_ss, p->ss);
-	meta_opt(r, "nodelay", p->has_nodelay, p->nodelay);
-	meta_opt(r, "sack_delay_ms", p->has_sack_delay, p->sack_delay_ms);
-	meta_opt(r, "sack_freq", p->has_sack_freq, p->sack_freq);
-	meta_opt(r, "streams", p->has_streams, p->streams);
+	records_meta_opt(r, "rto_min_ms", p->has_rto_min, p->rto_min_ms);
+	records_meta_opt(r, "rto_max_ms", p->has_rto_max, p->rto_max_ms);
+	records_meta_opt(r, "rto_initial_ms", p->has_rto_initial, p->rto_initial_ms);
+	records_meta_opt(r, "path_max_retrans", p->has_path_max_retrans, p->path_max_retrans);
+	records_meta_opt(r, "hb_interval_ms", p->has_hb_interval, p->hb_interval_ms);
+	records_meta_opt(r, "max_burst", p->has_max_burst, p->max_burst);
+	records_meta_opt(r, "cmt", p->has_cmt, p->cmt);
+	records_meta_opt(r, "stream_scheduler", p->has_ss, p->ss);
+	records_meta_opt(r, "nodelay", p->has_nodelay, p->nodelay);
+	records_meta_opt(r, "sack_delay_ms", p->has_sack_delay, p->sack_delay_ms);
+	records_meta_opt(r, "sack_freq", p->has_sack_freq, p->sack_freq);
+	records_meta_opt(r, "streams", p->has_streams, p->streams);
 }
 
 /* The shared command line's socket options, for the usrsctp socket. */
