@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, selfcheck
+from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, reordering, selfcheck, sources
 from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import captures, records
 from sctpbench.plan import schedule
@@ -231,7 +231,8 @@ def collect(run_dir: Path) -> dict[str, Any]:
                      "switches": [{"association": n} | s for n, h in handovers.items() for s in h.summary["switches"]]},
     }
     if any(p.role == "capture" for p in plan.processes):
-        summary["cum_tsn"], summary["asconf"] = _from_captures(run_dir, data, backend)
+        summary["cum_tsn"], summary["asconf"], table = _from_captures(run_dir, data, backend)
+        summary["wire"] = _wire(run_dir, data, backend, plan.links, handovers, table, per, run)
     if plan.traffic:
         summary["traffic"] = traffic
         _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
@@ -266,14 +267,14 @@ def _handover(d: AssociationData, events: list[dict[str, Any]], path_of: dict[st
 
 
 def _from_captures(run_dir: Path, data: list[AssociationData],
-                   backend: results_backend.BackendStatus) -> tuple[dict[str, Any], dict[str, Any]]:
+                   backend: results_backend.BackendStatus) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """From the clients' captures, read once: cum_tsn.parquet and what it holds per
     association, and each association's address reconfigurations from request to
     ASCONF-ACK (analysis/asconf.py); each with why it is missing."""
     t0_realtime, t0 = backend.t0_realtime_ns, backend.t0_ns
     if t0_realtime is None or t0 is None:
         missing = "no t0 in backend.json: the run did not get that far"
-        return {"associations": {}, "error": missing}, {"associations": {}, "error": missing}
+        return {"associations": {}, "error": missing}, {"associations": {}, "error": missing}, []
     table: list[dict[str, Any]] = []
     reconfigurations: dict[str, list[dict[str, Any]]] = {}
     errors = []
@@ -291,7 +292,62 @@ def _from_captures(run_dir: Path, data: list[AssociationData],
             errors.append(str(e))
     _write_table(run_dir / "cum_tsn.parquet", table, cumtsn.CUM_TSN_SCHEMA)
     error = "; ".join(errors) or None
-    return {"associations": cumtsn.summary(table), "error": error}, {"associations": reconfigurations, "error": error}
+    return {"associations": cumtsn.summary(table), "error": error}, {"associations": reconfigurations, "error": error}, table
+
+
+# Capture-derived metrics: summed over associations (counts) or averaged (after a switch).
+WIRE_COUNTS = ("reordered_chunks", "foreign_source_packets")
+WIRE_AFTER_SWITCH = (*cumtsn.ACKED_AFTER_METRICS, "new_path_rate_time_ms")
+
+
+def _wire(run_dir: Path, data: list[AssociationData], backend: results_backend.BackendStatus, links: list[Link],
+          handovers: dict[str, HandoverResult], table: list[dict[str, Any]], per: dict[str, dict[str, Any]],
+          run: dict[str, Any]) -> dict[str, Any]:
+    """What the captures show around handovers, per association (summary.json's `wire`), and
+    its metrics, written into the association's and the run's: reordering at the receiver
+    (analysis/reordering.py), packets on a path with another path's source address
+    (analysis/sources.py), and after the first primary change the chunks acknowledged at
+    +0.5/1/2/4 s and the time to the new path's rate (analysis/cumtsn.py)."""
+    t0_realtime, t0 = backend.t0_realtime_ns, backend.t0_ns
+    if t0_realtime is None or t0 is None:
+        return {"associations": {}, "error": "no t0 in backend.json: the run did not get that far"}
+    out: dict[str, Any] = {}
+    errors = []
+    for d in data:
+        name = d.plan.name
+        try:
+            found = sources.foreign_sources(run_dir, d.plan, int(t0_realtime))
+            arrived = reordering.count(reordering.server_arrivals(run_dir, d.plan), int(t0_realtime))
+        except captures.CaptureError as e:  # the run's other results stand without it
+            errors.append(str(e))
+            continue
+        figures: dict[str, Any] = {"reordered_chunks": arrived.out_of_order, "foreign_source_packets": len(found)}
+        entry: dict[str, Any] = {"sources": sources.summary(found), "reordering": arrived.to_dict()}
+        first = next((s for s in handovers[name].switches if s.from_path is not None and s.from_path != s.to), None)
+        if first is not None:
+            curve, at = cumtsn.held(table, name), first.t_ns - int(t0)
+            figures |= dict(zip(cumtsn.ACKED_AFTER_METRICS, cumtsn.acked_after(curve, at), strict=True))
+            rate = _chunks_per_s(links, d.plan, first.to)
+            took = cumtsn.time_to_rate(curve, at, rate) if rate else None
+            figures["new_path_rate_time_ms"] = None if took is None else took / 1e6
+            entry["switch"] = {"t_rel_s": at / 1e9, "to": first.to, "new_path_chunks_per_s": rate}
+        per[name]["metrics"] |= figures
+        out[name] = entry | {"metrics": figures}
+    own = [a["metrics"] for a in out.values()]
+    for key in WIRE_COUNTS:
+        run[key] = sum(m[key] for m in own) if own else None
+    for key in WIRE_AFTER_SWITCH:
+        values = [m[key] for m in own if m.get(key) is not None]
+        run[key] = sum(values) / len(values) if values else None
+    return {"associations": out, "error": "; ".join(errors) or None}
+
+
+def _chunks_per_s(links: list[Link], assoc: Association, path: str) -> float | None:
+    """The DATA chunks per second a path's configured rate carries from the client, one
+    message per packet; None where the path has no rate."""
+    link = next((x for x in links if x.path == path), None)
+    rate = link.shaping[load.direction_from(link, assoc.client)].get("rate") if link else None
+    return float(rate) / 8 / schedule.wire_bytes(int(assoc.workload["size"])) if rate else None
 
 
 def _frames(run_dir: Path, data: list[AssociationData], t0: int | None) -> dict[str, dict[str, Any]]:

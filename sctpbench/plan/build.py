@@ -112,6 +112,8 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
         for c in path_setup(steps, link):
             assert c.host is not None, c  # a path's setup is on its hosts
             (net.tc if c.tool == "tc" else net.ip)[c.host].append(c)
+    if topo.source_routing:
+        net.source_routes()
     setup += net.links_setup
     for h in hosts:
         setup += net.ip[h] + net.tc[h]
@@ -351,6 +353,8 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
                 for name, path in experiment.topology.paths.items()}
     if any(defaults.values()):
         exclude["topology"] = {"paths": {name: keys for name, keys in defaults.items() if keys}}
+    if not experiment.topology.source_routing:  # newer than run ids: left out where unset
+        exclude.setdefault("topology", {})["source_routing"] = True
     exclude["sctp"] = _unset_sctp_keys(experiment.sctp)
     if experiment.workloads is None:
         exclude["workloads"] = True
