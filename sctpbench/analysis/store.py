@@ -395,7 +395,8 @@ def _association_summary(d: AssociationData, links: list[Link], events: list[dic
     """One association's metrics, against the failure of the path it was using."""
     failure = _failure(d.plan, events, d.messages)
     changes = [(c.t_ns, c.addr, c.state) for c in d.client.addr]
-    model = _detection_model(d, links, failure, _pf_on(kernel, d.plan.client), hz)
+    model = _detection_model(d, links, failure, _pf_on(kernel, d.plan.client), hz,
+                             metrics.backoff_pct(kernel.get("sysctl", {}).get(d.plan.client, {})))
     return {
         "client": d.plan.client,
         "server": d.plan.server,
@@ -406,6 +407,7 @@ def _association_summary(d: AssociationData, links: list[Link], events: list[dic
             "rto_at_failure_ms": model.rto_ms, "rto_max_ms": model.rto_max_ms,
             "path_max_retrans": model.path_max_retrans, "rtt_ms": model.rtt_ms, "sack_delay_ms": model.sack_delay_ms,
             "message_interval_ms": model.message_interval_ms, "model_ms": model.model_ms, "bound_ms": model.bound_ms,
+            "backoff_pct": model.backoff_pct,
             "pf_retrans": model.pf_retrans, "pf_model_ms": model.pf_model_ms, "pf_bound_ms": model.pf_bound_ms,
         },
         "peers_seen": d.client.peers,
@@ -502,7 +504,7 @@ def _pf_on(kernel: dict[str, Any], client_host: str) -> bool:
 
 
 def _detection_model(d: AssociationData, links: list[Link], failure: metrics.Failure | None, pf_on: bool,
-                     hz: int | None) -> metrics.DetectionModel | None:
+                     hz: int | None, backoff: int = metrics.DOUBLING_PCT) -> metrics.DetectionModel | None:
     """The model with the RTO in force at the failure, as the client's path samples show it,
     and PF's threshold as the association read it back."""
     if failure is None:
@@ -521,7 +523,7 @@ def _detection_model(d: AssociationData, links: list[Link], failure: metrics.Fai
     rtt_ms = sum(link.shaping[way]["delay"] for way in ("forward", "reverse")) / 1e6
     pf_retrans = client.params.get("pf_retrans", "")
     return metrics.DetectionModel(
-        pf_retrans=int(pf_retrans) if pf_on and pf_retrans.isdigit() else None, hz=int(hz or 1000),
+        pf_retrans=int(pf_retrans) if pf_on and pf_retrans.isdigit() else None, hz=int(hz or 1000), backoff_pct=backoff,
         rto_ms=before[-1].rto_ms, rto_max_ms=rto_max, path_max_retrans=pmr, rtt_ms=rtt_ms,
         sack_delay_ms=sack_delay,
         # a saturating sender always has data: no wait for the next message

@@ -76,6 +76,8 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in sctp.model_dump().items():
         param = sctp_params.BY_KEY[key]
+        if value is None and not param.listed_unset:
+            continue
         out[param.reported_as] = value // 1_000_000 if param.unit == "ms" and value is not None else value
     return out
 
@@ -383,7 +385,8 @@ def _unset_keys(workload: Any) -> set[str]:
 
 
 # SCTP parameters newer than run ids: left out of the id while unset.
-NEWER_SCTP_KEYS = ("max_burst", "initial_cwnd", "primary_cwnd_carry")
+NEWER_SCTP_KEYS = ("max_burst", "initial_cwnd", "primary_cwnd_carry", "primary_cwnd_alpha_permille", "buffer_retransmit",
+                   "rto_backoff_percent")
 
 
 def _unset_sctp_keys(sctp: Any) -> set[str]:
