@@ -15,6 +15,7 @@ cumulative TSN ack is below the one it has is out of order).
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,3 +101,52 @@ def summary(table: list[dict[str, Any]]) -> dict[str, Any]:
         a["sacks"] += 1
         a["last_cum_tsn_ack"] = r["cum_tsn_ack"]
     return out
+
+
+# Seconds after a switch at which seed 004's figures read the chunks acknowledged, and the
+# run metrics that hold them (RunMetrics: acked_0_5s_after_switch, …).
+ACKED_AFTER_S = (0.5, 1.0, 2.0, 4.0)
+ACKED_AFTER_METRICS = ("acked_0_5s_after_switch", "acked_1s_after_switch", "acked_2s_after_switch", "acked_4s_after_switch")
+# The new path's rate is reached when the chunks acknowledged over RATE_WINDOW_NS come to
+# RATE_SHARE of what the path's configured rate carries in that time.
+RATE_WINDOW_NS = 500_000_000
+RATE_SHARE = 0.8
+
+
+def held(table: list[dict[str, Any]], association: str) -> list[tuple[int, int]]:
+    """(time, cumulative TSN ack the sender holds): the highest so far, as SACKs arrived."""
+    out: list[tuple[int, int]] = []
+    for r in table:
+        if r["association"] == association:
+            best = max(r["cum_tsn_ack"], out[-1][1]) if out else r["cum_tsn_ack"]
+            out.append((r["t_rel_ns"], best))
+    return out
+
+
+def held_at(curve: list[tuple[int, int]], t_rel_ns: int) -> int:
+    """The cumulative TSN ack held at a moment (0 before the first SACK)."""
+    i = bisect.bisect_right(curve, (t_rel_ns, TSN_SPACE))
+    return curve[i - 1][1] if i else 0
+
+
+def acked_after(curve: list[tuple[int, int]], switch_rel_ns: int, after_s: tuple[float, ...] = ACKED_AFTER_S) -> list[int | None]:
+    """Chunks acknowledged from a switch to each of `after_s` seconds after it (None: the
+    captures end before that moment)."""
+    if not curve:
+        return [None for _ in after_s]
+    at_switch, last = held_at(curve, switch_rel_ns), curve[-1][0]
+    return [held_at(curve, t) - at_switch if t <= last else None
+            for t in (switch_rel_ns + round(s * 1e9) for s in after_s)]
+
+
+def time_to_rate(curve: list[tuple[int, int]], switch_rel_ns: int, chunks_per_s: float) -> int | None:
+    """From the switch to the first moment the chunks acknowledged over the RATE_WINDOW_NS
+    before it reach RATE_SHARE of `chunks_per_s` (the new path's rate in chunks), the window
+    starting no earlier than the switch; None when that never happens."""
+    need = RATE_SHARE * chunks_per_s * RATE_WINDOW_NS / 1e9
+    for t, cum in curve:
+        if t < switch_rel_ns + RATE_WINDOW_NS:
+            continue
+        if cum - held_at(curve, t - RATE_WINDOW_NS) >= need:
+            return t - switch_rel_ns
+    return None

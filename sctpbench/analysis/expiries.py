@@ -8,7 +8,8 @@ retransmissions (on the alternate path) that no SACK triggered. The timer was st
 - for each later one, by the first DATA the sender put on the failed path after the
   previous expiry (RFC 9260 6.3.2 R1; Linux restarts it only then, or on a SACK, and no
   SACK arrives any more).
-Gap i should be min(RTO·2^i, RTO.max), rounded up by the kernel's timer wheel: a timer
+Gap i should be min(RTO·2^i, RTO.max) (RTO·b^i with the project kernel's relaxed back-off b,
+net.sctp.rto_backoff_pct), rounded up by the kernel's timer wheel: a timer
 due in d jiffies lands in a bucket of 8^level jiffies (level 0 below 63 jiffies, 1 below
 504, 2 below 4032, …), so it fires up to one bucket later.
 
@@ -110,8 +111,10 @@ def analyse(run_dir: Path, association: str | None = None) -> Expiries:
     bursts = _expiry_bursts(sent, [t for t, _ in sacks], failed_ns)
     rto_ms, rto_max_ms = _rto_at(client, assoc[path].server_address, failed_ns), float(client.params["rto_max_ms"])
     hz = int(kernel.hz)
+    backoff = metrics.backoff_pct(kernel.sysctl.get(client_host, {}))
     expiries = []
-    for i, (burst, rto) in enumerate(zip(bursts, metrics.rto_series(rto_ms, rto_max_ms, len(bursts)), strict=True)):
+    rtos = metrics.rto_series(rto_ms, rto_max_ms, len(bursts), backoff)
+    for i, (burst, rto) in enumerate(zip(bursts, rtos, strict=True)):
         started = _first_start(sent, sacks, path, failed_ns, burst) if i == 0 else _next_send(sent, path, bursts[i - 1].t_ns)
         gran = metrics.timer_wheel_bucket_ms(rto, hz)
         expiries.append(Expiry(i, started, burst.t_ns, rto, gran))

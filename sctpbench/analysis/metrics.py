@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -43,9 +44,29 @@ class Failure:
     peer_address: str  # the server's address on the failed path, as the client sees it
 
 
-def rto_series(rto_ms: float, rto_max_ms: float, count: int) -> list[float]:
-    """The RTO of each of `count` consecutive timeouts: doubling from rto_ms, capped at RTO.max."""
-    return [float(min(rto_ms * 2**i, rto_max_ms)) for i in range(count)]
+# RFC 4960 6.3.3 E2: a timeout doubles the RTO. The project's kernel takes a relaxed back-off
+# instead (net.sctp.rto_backoff_pct, seed 000 Paper II): the RTO times that many percent.
+DOUBLING_PCT = 200
+
+
+def backoff_pct(sysctl: dict[str, Any]) -> int:
+    """The RTO's growth per timeout in a host's namespace, from its sysctls read back
+    (kernel.json): the project kernel's net.sctp.rto_backoff_pct where set (0, or a kernel
+    without it: doubling)."""
+    value = str(sysctl.get("rto_backoff_pct", "0"))
+    return int(value) if value.isdigit() and int(value) else DOUBLING_PCT
+
+
+def rto_series(rto_ms: float, rto_max_ms: float, count: int, backoff_pct: int = DOUBLING_PCT) -> list[float]:
+    """The RTO of each of `count` consecutive timeouts: from rto_ms, each the one before times
+    backoff_pct percent (doubling by default), capped at RTO.max. The kernel works in whole
+    jiffies (rto * pct / 100, truncated): so does this, in ms (HZ=1000)."""
+    out, rto = [], float(rto_ms)
+    for _ in range(count):
+        rto = min(rto, float(rto_max_ms))
+        out.append(rto)
+        rto = rto * 2 if backoff_pct == DOUBLING_PCT else float(math.floor(rto * max(backoff_pct, 100) / 100))
+    return out
 
 
 @dataclass(frozen=True)
@@ -68,9 +89,10 @@ class DetectionModel:
     message_interval_ms: float
     pf_retrans: int | None = None
     hz: int = 1000
+    backoff_pct: int = DOUBLING_PCT  # the RTO's growth per timeout (net.sctp.rto_backoff_pct read back; 0 is 200)
 
     def _rtos(self, count: int) -> list[float]:
-        return rto_series(self.rto_ms, self.rto_max_ms, count)
+        return rto_series(self.rto_ms, self.rto_max_ms, count, self.backoff_pct)
 
     @property
     def _per_try_ms(self) -> float:

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, multipath, selfcheck, stack_notes
+from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, multipath, reordering, selfcheck, sources, stack_notes
 from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import captures, records
 from sctpbench.plan import schedule
@@ -237,7 +237,8 @@ def collect(run_dir: Path) -> dict[str, Any]:
     if notes:  # a stack default the experiment left unset shaped a result (analysis/stack_notes.py)
         summary["notes"] = [n.to_dict() for n in notes]
     if any(p.role == "capture" for p in plan.processes):
-        summary["cum_tsn"], summary["asconf"] = _from_captures(run_dir, data, backend)
+        summary["cum_tsn"], summary["asconf"], table = _from_captures(run_dir, data, backend)
+        summary["wire"] = _wire(run_dir, data, backend, plan.links, handovers, table, per, run)
     if plan.traffic:
         summary["traffic"] = traffic
         _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
@@ -309,14 +310,14 @@ def _handover(d: AssociationData, events: list[dict[str, Any]], path_of: dict[st
 
 
 def _from_captures(run_dir: Path, data: list[AssociationData],
-                   backend: results_backend.BackendStatus) -> tuple[dict[str, Any], dict[str, Any]]:
+                   backend: results_backend.BackendStatus) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """From the clients' captures, read once: cum_tsn.parquet and what it holds per
     association, and each association's address reconfigurations from request to
     ASCONF-ACK (analysis/asconf.py); each with why it is missing."""
     t0_realtime, t0 = backend.t0_realtime_ns, backend.t0_ns
     if t0_realtime is None or t0 is None:
         missing = "no t0 in backend.json: the run did not get that far"
-        return {"associations": {}, "error": missing}, {"associations": {}, "error": missing}
+        return {"associations": {}, "error": missing}, {"associations": {}, "error": missing}, []
     table: list[dict[str, Any]] = []
     reconfigurations: dict[str, list[dict[str, Any]]] = {}
     errors = []
@@ -334,7 +335,62 @@ def _from_captures(run_dir: Path, data: list[AssociationData],
             errors.append(str(e))
     _write_table(run_dir / "cum_tsn.parquet", table, cumtsn.CUM_TSN_SCHEMA)
     error = "; ".join(errors) or None
-    return {"associations": cumtsn.summary(table), "error": error}, {"associations": reconfigurations, "error": error}
+    return {"associations": cumtsn.summary(table), "error": error}, {"associations": reconfigurations, "error": error}, table
+
+
+# Capture-derived metrics: summed over associations (counts) or averaged (after a switch).
+WIRE_COUNTS = ("reordered_chunks", "foreign_source_packets")
+WIRE_AFTER_SWITCH = (*cumtsn.ACKED_AFTER_METRICS, "new_path_rate_time_ms")
+
+
+def _wire(run_dir: Path, data: list[AssociationData], backend: results_backend.BackendStatus, links: list[Link],
+          handovers: dict[str, HandoverResult], table: list[dict[str, Any]], per: dict[str, dict[str, Any]],
+          run: dict[str, Any]) -> dict[str, Any]:
+    """What the captures show around handovers, per association (summary.json's `wire`), and
+    its metrics, written into the association's and the run's: reordering at the receiver
+    (analysis/reordering.py), packets on a path with another path's source address
+    (analysis/sources.py), and after the first primary change the chunks acknowledged at
+    +0.5/1/2/4 s and the time to the new path's rate (analysis/cumtsn.py)."""
+    t0_realtime, t0 = backend.t0_realtime_ns, backend.t0_ns
+    if t0_realtime is None or t0 is None:
+        return {"associations": {}, "error": "no t0 in backend.json: the run did not get that far"}
+    out: dict[str, Any] = {}
+    errors = []
+    for d in data:
+        name = d.plan.name
+        try:
+            found = sources.foreign_sources(run_dir, d.plan, int(t0_realtime))
+            arrived = reordering.count(reordering.server_arrivals(run_dir, d.plan), int(t0_realtime))
+        except captures.CaptureError as e:  # the run's other results stand without it
+            errors.append(str(e))
+            continue
+        figures: dict[str, Any] = {"reordered_chunks": arrived.out_of_order, "foreign_source_packets": len(found)}
+        entry: dict[str, Any] = {"sources": sources.summary(found), "reordering": arrived.to_dict()}
+        first = next((s for s in handovers[name].switches if s.from_path is not None and s.from_path != s.to), None)
+        if first is not None:
+            curve, at = cumtsn.held(table, name), first.t_ns - int(t0)
+            figures |= dict(zip(cumtsn.ACKED_AFTER_METRICS, cumtsn.acked_after(curve, at), strict=True))
+            rate = _chunks_per_s(links, d.plan, first.to)
+            took = cumtsn.time_to_rate(curve, at, rate) if rate else None
+            figures["new_path_rate_time_ms"] = None if took is None else took / 1e6
+            entry["switch"] = {"t_rel_s": at / 1e9, "to": first.to, "new_path_chunks_per_s": rate}
+        per[name]["metrics"] |= figures
+        out[name] = entry | {"metrics": figures}
+    own = [a["metrics"] for a in out.values()]
+    for key in WIRE_COUNTS:
+        run[key] = sum(m[key] for m in own) if own else None
+    for key in WIRE_AFTER_SWITCH:
+        values = [m[key] for m in own if m.get(key) is not None]
+        run[key] = sum(values) / len(values) if values else None
+    return {"associations": out, "error": "; ".join(errors) or None}
+
+
+def _chunks_per_s(links: list[Link], assoc: Association, path: str) -> float | None:
+    """The DATA chunks per second a path's configured rate carries from the client, one
+    message per packet; None where the path has no rate."""
+    link = next((x for x in links if x.path == path), None)
+    rate = link.shaping[load.direction_from(link, assoc.client)].get("rate") if link else None
+    return float(rate) / 8 / schedule.wire_bytes(int(assoc.workload["size"])) if rate else None
 
 
 def _frames(run_dir: Path, data: list[AssociationData], t0: int | None) -> dict[str, dict[str, Any]]:
@@ -382,7 +438,8 @@ def _association_summary(d: AssociationData, links: list[Link], events: list[dic
     """One association's metrics, against the failure of the path it was using."""
     failure = _failure(d.plan, events, d.messages)
     changes = [(c.t_ns, c.addr, c.state) for c in d.client.addr]
-    model = _detection_model(d, links, failure, _pf_on(kernel, d.plan.client), hz)
+    model = _detection_model(d, links, failure, _pf_on(kernel, d.plan.client), hz,
+                             metrics.backoff_pct(kernel.get("sysctl", {}).get(d.plan.client, {})))
     return {
         "client": d.plan.client,
         "server": d.plan.server,
@@ -393,6 +450,7 @@ def _association_summary(d: AssociationData, links: list[Link], events: list[dic
             "rto_at_failure_ms": model.rto_ms, "rto_max_ms": model.rto_max_ms,
             "path_max_retrans": model.path_max_retrans, "rtt_ms": model.rtt_ms, "sack_delay_ms": model.sack_delay_ms,
             "message_interval_ms": model.message_interval_ms, "model_ms": model.model_ms, "bound_ms": model.bound_ms,
+            "backoff_pct": model.backoff_pct,
             "pf_retrans": model.pf_retrans, "pf_model_ms": model.pf_model_ms, "pf_bound_ms": model.pf_bound_ms,
         },
         "peers_seen": d.client.peers,
@@ -497,7 +555,7 @@ def _pf_on(kernel: dict[str, Any], client_host: str) -> bool:
 
 
 def _detection_model(d: AssociationData, links: list[Link], failure: metrics.Failure | None, pf_on: bool,
-                     hz: int | None) -> metrics.DetectionModel | None:
+                     hz: int | None, backoff: int = metrics.DOUBLING_PCT) -> metrics.DetectionModel | None:
     """The model with the RTO in force at the failure, as the client's path samples show it,
     and PF's threshold as the association read it back."""
     if failure is None:
@@ -516,7 +574,7 @@ def _detection_model(d: AssociationData, links: list[Link], failure: metrics.Fai
     rtt_ms = sum(link.shaping[way]["delay"] for way in ("forward", "reverse")) / 1e6
     pf_retrans = client.params.get("pf_retrans", "")
     return metrics.DetectionModel(
-        pf_retrans=int(pf_retrans) if pf_on and pf_retrans.isdigit() else None, hz=int(hz or 1000),
+        pf_retrans=int(pf_retrans) if pf_on and pf_retrans.isdigit() else None, hz=int(hz or 1000), backoff_pct=backoff,
         rto_ms=before[-1].rto_ms, rto_max_ms=rto_max, path_max_retrans=pmr, rtt_ms=rtt_ms,
         sack_delay_ms=sack_delay,
         # a saturating sender always has data: no wait for the next message

@@ -110,6 +110,16 @@ class Topology(_Model):
     hosts: list[Name] = Field(min_length=2)
     paths: dict[Name, PathSpec] = Field(min_length=1)
     emulator: bool = Field(default=False, description="run every path through an emulator node (emu) that shapes both directions")
+    source_routing: bool = Field(
+        default=False, description="per-source policy routing on each host (ip rule from ADDR): a packet leaves on the path "
+        "of its source address, whatever its destination, as on a well-configured multihomed host; direct paths only "
+        "(the emulator routes by source already)")
+
+    @model_validator(mode="after")
+    def _source_routing_direct(self) -> Topology:
+        if self.source_routing and self.emulator:
+            raise ValueError("source_routing is for direct paths: with emulator: true each address already has its own table")
+        return self
 
 
 # The name of the association a single `workload:` describes: its agents are

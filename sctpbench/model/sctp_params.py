@@ -39,6 +39,9 @@ class Param:
     low: int | None = None
     high: int | None = None
     help: str = ""  # the key's description in the schema and the documentation
+    # False for parameters newer than the plans already written (tests/data/golden): the
+    # requested values (plan.json, plan/build.py's requested_sctp) list them only when set.
+    listed_unset: bool = True
 
     @property
     def reported_as(self) -> str:
@@ -75,6 +78,20 @@ PARAMS: tuple[Param, ...] = (
     Param("primary_cwnd_carry", "sysctl", "primary_cwnd_carry", "bool", 0, variant=True,
           help="stack variant (the project's kernel): at a primary change the new primary takes the old one's cwnd "
                "and ssthresh where larger"),
+    # Seed 004's congestion-control parameter update: cwnd and ssthresh × α = new/old bandwidth.
+    Param("primary_cwnd_alpha_permille", "sysctl", "primary_cwnd_alpha", "count", 0, variant=True, low=1, high=1_000_000,
+          listed_unset=False,
+          help="stack variant (the project's kernel): at a primary change the new primary's cwnd and ssthresh become the "
+               "old one's times α, in thousandths (α = new path's bandwidth / old path's: 28646 for 11 Mbit/s after "
+               "384 kbit/s); cwnd at least 1 MTU, ssthresh 4; takes the place of primary_cwnd_carry"),
+    Param("buffer_retransmit", "sysctl", "buffer_retransmit", "bool", 0, variant=True, listed_unset=False,
+          help="stack variant (the project's kernel): at a primary change the DATA outstanding on the other paths is "
+               "sent again on the new primary, ahead of new data, without a congestion response"),
+    # Seed 000 Paper II: the RTO need not double at every timeout.
+    Param("rto_backoff_percent", "sysctl", "rto_backoff_pct", "count", 0, variant=True, low=100, high=200,
+          listed_unset=False,
+          help="stack variant (the project's kernel): a timeout multiplies the RTO by this many percent (capped at "
+               "RTO.max): 100 keeps it, 150 grows it by half; unset: Linux doubles it (200)"),
     Param("rcvbuf", "buffer", "rmem", "bytes", 212_992, low=MIN_BUFFER,
           help="receive buffer (net.sctp.sctp_rmem default); the advertised window is about half"),
     Param("sndbuf", "buffer", "wmem", "bytes", 212_992, low=MIN_BUFFER, help="send buffer (net.sctp.sctp_wmem default)"),

@@ -78,6 +78,8 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in sctp.model_dump().items():
         param = sctp_params.BY_KEY[key]
+        if value is None and not param.listed_unset:
+            continue
         out[param.reported_as] = value // 1_000_000 if param.unit == "ms" and value is not None else value
     return out
 
@@ -123,6 +125,8 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
         for c in path_setup(steps, link):
             assert c.host is not None, c  # a path's setup is on its hosts
             (net.tc if c.tool == "tc" else net.ip)[c.host].append(c)
+    if topo.source_routing:
+        net.source_routes()
     setup += net.links_setup
     for h in hosts:
         setup += net.ip[h] + net.tc[h]
@@ -393,6 +397,8 @@ def _identity_exclude(experiment: Any) -> dict[str, Any]:
                 for name, path in experiment.topology.paths.items()}
     if any(defaults.values()):
         exclude["topology"] = {"paths": {name: keys for name, keys in defaults.items() if keys}}
+    if not experiment.topology.source_routing:  # newer than run ids: left out where unset
+        exclude.setdefault("topology", {})["source_routing"] = True
     exclude["sctp"] = _unset_sctp_keys(experiment.sctp)
     if experiment.workloads is None:
         exclude["workloads"] = True
@@ -422,7 +428,8 @@ def _unset_keys(workload: Any) -> set[str]:
 
 
 # SCTP parameters newer than run ids: left out of the id while unset.
-NEWER_SCTP_KEYS = ("max_burst", "initial_cwnd", "primary_cwnd_carry")
+NEWER_SCTP_KEYS = ("max_burst", "initial_cwnd", "primary_cwnd_carry", "primary_cwnd_alpha_permille", "buffer_retransmit",
+                   "rto_backoff_percent")
 
 
 def _unset_sctp_keys(sctp: Any) -> set[str]:

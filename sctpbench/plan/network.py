@@ -119,6 +119,37 @@ class Network:
         self.links.append(Link(name, a, b, values, {"forward": a, "reverse": b}, routes=neighbours, family=family))
         return self.links[-1]
 
+    def source_routes(self) -> None:
+        """Per-source policy routing on direct paths, as a well-configured multihomed host has
+        it: each local address has a table of its own (`ip rule from ADDR`) that sends whatever
+        it sources out of its own path's interface, to every address of the host at the other
+        end, not only the one on its subnet. Without it the main table picks the interface by
+        destination alone, so a packet whose source is another path's address (SCTP's
+        retransmissions to an alternate peer address, or DATA on a new primary before the
+        ADD-IP that makes its address usable is acknowledged, RFC 5061 5.3 F1) leaves on the
+        destination's path: docs/experiments.md, "Source addresses"."""
+        for index, link in enumerate(self.links):
+            table = str(200 + index)
+            for near, far in ((link.a, link.b), (link.b, link.a)):
+                far_addresses = [a for other in self.links for end in (other.a, other.b)
+                                 if end.host == far.host and {other.a.host, other.b.host} == {near.host, far.host}
+                                 for a in end.addresses]
+                added: list[Command] = []
+                for local in near.addresses:
+                    v6 = address_family(local) == "ipv6"
+                    rule = ["rule", "add", "from", local, "table", table]
+                    self.ip[near.host].append(Command("ip", ["-6", *rule] if v6 else rule, near.host))
+                    for address in far_addresses:
+                        if address_family(address) != address_family(local):
+                            continue
+                        added.append(Command("ip", ["route", "replace", f"{address}/{128 if v6 else 32}", "dev", near.ifname,
+                                                    "table", table], near.host))
+                        if address not in far.addresses:  # this link's own far addresses have theirs already
+                            added.append(Command("ip", ["neigh", "replace", address, "lladdr", self._macs[(far.host, far.ifname)],
+                                                        "dev", near.ifname, "nud", "permanent"], near.host))
+                self.ip[near.host] += added
+                link.routes += added
+
     def emulated(self, index: int, name: str, between: tuple[str, str], values: dict[str, dict[str, Any]],
                  family: str = "ipv4") -> Link:
         """Each host on a subnet of its own with the emulator; routes and rules keep each

@@ -106,7 +106,7 @@ COLLECTED: tuple[RunFile, ...] = (
     RunFile("summary.json", "collection (analysis/store.py; the runner when collecting failed)",
             "the run's metrics (results/summary.py: RunMetrics), status ok, disturbed or failed, error, the "
             "self-check, the detection model, events, each association's metrics under `associations`, load, "
-            "handover; traffic, cum_tsn and asconf where they apply; telemetry after a push"),
+            "handover; traffic, cum_tsn, asconf and wire (captures around handovers) where they apply; telemetry after a push"),
     RunFile("telemetry.json", "the telemetry stream or push (telemetry/stream.py, through results/ledger.py)", "what was sent to InfluxDB",
             required=False),
 )

@@ -55,6 +55,17 @@ class RunMetrics:
     reordered_share: Number = None  # of the messages, those that arrived before one sent earlier
     sched_mtt_mean_ms: Number = None  # MTT from the schedule's time, the sender's backlog counted
     sched_mtt_p99_ms: Number = None
+    # From the captures (analysis/store.py, _wire): DATA arriving out of TSN order at the
+    # receiver, packets on a path with another path's source address, and after the first
+    # primary change the chunks acknowledged at +0.5, 1, 2 and 4 s and the time until the
+    # new path carries 80 % of its rate.
+    reordered_chunks: Number = None
+    foreign_source_packets: Number = None
+    acked_0_5s_after_switch: Number = None
+    acked_1s_after_switch: Number = None
+    acked_2s_after_switch: Number = None
+    acked_4s_after_switch: Number = None
+    new_path_rate_time_ms: Number = None
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: Path | str) -> RunMetrics:
@@ -87,6 +98,8 @@ TABULATED_METRICS: tuple[str, ...] = (
     "utilisation", "frames_late",
     "handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms", "path_switches",
     "holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share", "sched_mtt_mean_ms", "sched_mtt_p99_ms",
+    "reordered_chunks", "foreign_source_packets", "acked_0_5s_after_switch", "acked_1s_after_switch",
+    "acked_2s_after_switch", "acked_4s_after_switch", "new_path_rate_time_ms",
 )
 assert set(HEADLINE_METRICS) <= set(TABULATED_METRICS) <= set(METRICS)
 

@@ -1,5 +1,5 @@
 """The wire against the timer model: every retransmission timeout of a failed path, read
-from the client's own captures, comes one RTO (doubling, capped at RTO.max) after the
+from the client's own captures, comes one RTO (doubling, or the project kernel's relaxed back-off, capped at RTO.max) after the
 timer started, within the guest kernel's timer-wheel granularity; and the reported
 detection time is the last of them. On virtual time, so host load cannot move them."""
 
@@ -30,7 +30,10 @@ def _run(tmp_path: Path, *overrides: str) -> dict:
 @pytest.mark.parametrize("overrides, rtos", [
     ((), [200, 400, 800]),  # the example: RTO 200 ms, PMR 2, RTO.max 800 ms
     (("sctp.rto_max=400ms", "sctp.path_max_retrans=3"), [200, 400, 400, 400]),  # capped at RTO.max
-], ids=["doubling", "capped"])
+    # The project kernel's relaxed back-off (seed 000 Paper II): the RTO times 1.5 per timeout.
+    (("sctp.rto_backoff_percent=150", "sctp.path_max_retrans=3", "sctp.rto_max=2s"), [200, 300, 450, 675]),
+    (("sctp.rto_backoff_percent=100", "sctp.path_max_retrans=3"), [200, 200, 200, 200]),  # no back-off at all
+], ids=["doubling", "capped", "relaxed-150", "relaxed-100"])
 def test_each_timeout_follows_the_rto_and_detection_is_the_last(tmp_path: Path, overrides: tuple[str, ...], rtos: list[int]) -> None:
     run = _run(tmp_path, *overrides)
     found = expiries.analyse(Path(run["directory"]))
@@ -42,6 +45,9 @@ def test_each_timeout_follows_the_rto_and_detection_is_the_last(tmp_path: Path, 
     assert lag is not None and abs(lag) <= 5.0
     detection = run["metrics"]["detection_time_ms"]
     assert abs(detection - (found.expiries[-1].expired_ns - found.failed_ns) / 1e6) <= 5.0
+    # The summary's timer model is the same RTO sequence, so detection stays checked against it.
+    model = json.loads((Path(run["directory"]) / "summary.json").read_text())["detection_model"]
+    assert model["model_ms"] == sum(rtos) and detection <= model["bound_ms"], (model, detection)
 
 
 def test_pf_is_reported_at_the_timeout_that_makes_the_path_potentially_failed(tmp_path: Path) -> None:

@@ -23,3 +23,20 @@ def test_a_one_second_timer_at_hz_1000_may_fire_64_ms_late() -> None:
 def test_the_model_doubles_and_caps() -> None:
     assert metrics.rto_series(200, 800, 5) == [200, 400, 800, 800, 800]
     assert metrics.rto_series(1000, 60000, 3) == [1000, 2000, 4000]
+
+
+def test_a_relaxed_back_off_grows_the_rto_by_its_percentage_in_whole_ms() -> None:
+    # The project kernel's net.sctp.rto_backoff_pct: rto * pct / 100, truncated, capped at RTO.max.
+    assert metrics.rto_series(1000, 60000, 4, 150) == [1000, 1500, 2250, 3375]
+    assert metrics.rto_series(333, 60000, 3, 150) == [333, 499, 748]
+    assert metrics.rto_series(1000, 60000, 3, 100) == [1000, 1000, 1000]
+    assert metrics.rto_series(200, 800, 5, 200) == metrics.rto_series(200, 800, 5)
+    model = metrics.DetectionModel(rto_ms=1000, rto_max_ms=60000, path_max_retrans=3, rtt_ms=20, sack_delay_ms=10,
+                                   message_interval_ms=20, backoff_pct=150)
+    assert model.model_ms == 1000 + 1500 + 2250 + 3375
+    assert model.bound_ms == model.model_ms + 4 * (20 + 10 + 20 + 10) + 50
+
+
+def test_the_back_off_is_read_back_from_the_clients_namespace() -> None:
+    assert metrics.backoff_pct({"rto_backoff_pct": "150"}) == 150
+    assert metrics.backoff_pct({"rto_backoff_pct": "0"}) == metrics.backoff_pct({}) == 200

@@ -7,6 +7,7 @@ import pytest
 
 from sctpbench.backends.netns import render as netns_render
 from sctpbench.model import spec
+from sctpbench.model.errors import SpecError
 from sctpbench.plan import build as plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -219,3 +220,36 @@ def test_emulator_shapes_on_its_own_egress_and_keeps_each_source_on_its_path() -
     assert [(a.client_address, a.server_address) for a in p.associations[0].paths] == [
         ("198.18.0.1", "198.18.1.2"), ("198.18.2.1", "198.18.3.2")
     ]
+
+
+SEED004 = ROOT / "examples" / "seed004-handover.yaml"
+AGENT = "/opt/sctpbench-agent"
+
+
+def _ip(p: plan.Plan, host: str) -> list[str]:
+    return [" ".join(c.args) for c in p.setup if c.tool == "ip" and c.host == host]
+
+
+def test_source_routing_gives_each_address_a_table_to_every_address_of_the_far_host() -> None:
+    # What a well-configured multihomed host has: a packet leaves on its source's path,
+    # whatever its destination (issue 26, docs/experiments.md "Source addresses").
+    plain = plan.build(spec.load(SEED004), 1, AGENT)
+    routed = plan.build(spec.load(SEED004, ["topology.source_routing=true"]), 1, AGENT)
+    assert not [a for a in _ip(plain, "mn") if a.startswith("rule")]
+    mn = _ip(routed, "mn")
+    assert {"rule add from 198.18.0.1 table 200", "rule add from 198.18.1.1 table 201",
+            "route replace 198.18.0.2/32 dev home table 200", "route replace 198.18.1.2/32 dev home table 200",
+            "route replace 198.18.0.2/32 dev target table 201", "route replace 198.18.1.2/32 dev target table 201",
+            # the far host's other address is reached on this wire: its MAC there, no ARP
+            "neigh replace 198.18.1.2 lladdr 02:5b:c6:12:00:02 dev home nud permanent",
+            "neigh replace 198.18.0.2 lladdr 02:5b:c6:12:01:02 dev target nud permanent"} <= set(mn)
+    assert "rule add from 198.18.1.2 table 201" in _ip(routed, "cn")
+    # An `up` after a `down` puts the tables' routes back with the neighbours.
+    home = next(link for link in routed.links if link.path == "home")
+    assert "route replace 198.18.1.2/32 dev home table 200" in [" ".join(c.args) for c in home.routes]
+    assert routed.run_id != plain.run_id
+
+
+def test_source_routing_is_for_direct_paths() -> None:
+    with pytest.raises(SpecError, match="source_routing is for direct paths"):
+        spec.load(SEED004, ["topology.source_routing=true", "topology.emulator=true"])

@@ -124,3 +124,44 @@ def test_the_run_command_refuses_it_with_one_line_and_exit_2_before_building(tmp
     assert r.returncode == 2, r.stderr
     assert r.stderr.count("\n") == 1 and "sctp.initial_cwnd: needs net.sctp.initial_cwnd_mtus" in r.stderr
     assert not out.exists()  # no run was started, and no results folder made for it
+
+
+# Issue 26's variants: seed 004's α-scaled congestion state and buffer retransmission, and
+# seed 000 Paper II's relaxed RTO back-off.
+NEW_VARIANTS = {"primary_cwnd_alpha_permille": "primary_cwnd_alpha", "buffer_retransmit": "buffer_retransmit",
+                "rto_backoff_percent": "rto_backoff_pct"}
+
+
+def test_unset_new_variants_write_nothing_and_keep_plans_as_they_were() -> None:
+    p = _plan()
+    written = _sysctls(p, "client") + _sysctls(p, "server")
+    assert not [w for w in written if w.split("=")[0].removeprefix("net.sctp.") in NEW_VARIANTS.values()]
+    # Not even a null in the requested values: plans of before keep their bytes.
+    assert not set(NEW_VARIANTS) & set(plan.requested_sctp(spec.load(FAILOVER).sctp))
+
+
+def test_the_new_variants_are_written_on_both_hosts_and_reported() -> None:
+    sets = ["sctp.primary_cwnd_alpha_permille=28646", "sctp.buffer_retransmit=true", "sctp.rto_backoff_percent=150"]
+    p = _plan(*sets)
+    for host in ("client", "server"):
+        assert {"net.sctp.primary_cwnd_alpha=28646", "net.sctp.buffer_retransmit=1",
+                "net.sctp.rto_backoff_pct=150"} <= set(_sysctls(p, host))
+    requested = plan.requested_sctp(spec.load(FAILOVER, sets).sctp)
+    assert (requested["primary_cwnd_alpha_permille"], requested["buffer_retransmit"], requested["rto_backoff_percent"]) \
+        == (28646, True, 150)
+
+
+@pytest.mark.parametrize("setting", ["sctp.rto_backoff_percent=99", "sctp.rto_backoff_percent=201",
+                                     "sctp.primary_cwnd_alpha_permille=0"])
+def test_out_of_range_variant_values_are_refused(setting: str) -> None:
+    with pytest.raises(SpecError):
+        spec.load(FAILOVER, [setting])
+
+
+@pytest.mark.parametrize("key, name", NEW_VARIANTS.items())
+def test_each_new_variant_is_refused_on_a_kernel_without_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           key: str, name: str) -> None:
+    monkeypatch.setenv("SCTPBENCH_UML_KERNEL", str(_kernel_folder(tmp_path, with_variants=True)))  # 0002's only
+    value = "true" if key == "buffer_retransmit" else "150"
+    with pytest.raises(SpecError, match=rf"^failover.yaml: sctp.{key}: needs net.sctp.{name}, which the project guest "):
+        capabilities.check_stack_variants(spec.load(FAILOVER, [f"sctp.{key}={value}"]), "uml", "failover.yaml")
