@@ -236,6 +236,8 @@ def collect(run_dir: Path) -> dict[str, Any]:
                                 per[d.plan.name]["metrics"].get("mtt_p50_ms")) for d in data])
     if notes:  # a stack default the experiment left unset shaped a result (analysis/stack_notes.py)
         summary["notes"] = [n.to_dict() for n in notes]
+    for d in data:  # every association has every metric: None where no capture says it
+        per[d.plan.name]["metrics"] |= dict.fromkeys((*WIRE_COUNTS, *WIRE_AFTER_SWITCH))
     if any(p.role == "capture" for p in plan.processes):
         summary["cum_tsn"], summary["asconf"], table = _from_captures(run_dir, data, backend)
         summary["wire"] = _wire(run_dir, data, backend, plan.links, handovers, table, per, run)
