@@ -55,6 +55,8 @@ class RunMetrics:
     reordered_share: Number = None  # of the messages, those that arrived before one sent earlier
     sched_mtt_mean_ms: Number = None  # MTT from the schedule's time, the sender's backlog counted
     sched_mtt_p99_ms: Number = None
+    competing_tcp_mbps: Number = None  # the competing TCP flows' throughput, summed (analysis/fairness.py)
+    jain_fairness: Number = None  # Jain's index over TCP connections' and associations' throughputs
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: Path | str) -> RunMetrics:
@@ -87,6 +89,7 @@ TABULATED_METRICS: tuple[str, ...] = (
     "utilisation", "frames_late",
     "handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms", "path_switches",
     "holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share", "sched_mtt_mean_ms", "sched_mtt_p99_ms",
+    "competing_tcp_mbps", "jain_fairness",
 )
 assert set(HEADLINE_METRICS) <= set(TABULATED_METRICS) <= set(METRICS)
 
