@@ -347,8 +347,12 @@ def _sample(rows: list[Row], metric: str) -> Sample:
     return Sample.of([r.get(metric) for r in rows if r.get("status") == "ok"])
 
 
+# Shares between 0 and 1 need more digits than times and rates to tell their means apart.
+_FRACTIONS = frozenset({"utilisation", "jain_fairness"})
+
+
 def _digits(metric: str) -> int:
-    return 2 if _base_metric(metric) == "utilisation" else 1
+    return 2 if _base_metric(metric) in _FRACTIONS else 1
 
 
 @dataclass(frozen=True)

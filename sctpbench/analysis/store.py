@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import asconf, cumtsn, frames, handover, load, metrics, multipath, reordering, selfcheck, sources, stack_notes
+from sctpbench.analysis import asconf, cumtsn, fairness, frames, handover, load, metrics, multipath, reordering, selfcheck, sources, stack_notes
 from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import captures, records
 from sctpbench.plan import schedule
@@ -212,6 +212,13 @@ def collect(run_dir: Path) -> dict[str, Any]:
     run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages], busiest,
                                       pooled)
     run |= _multipath(run_dir, data, per)
+    goodputs = {d.plan.name: fairness.goodput_bps(sum(rx.size for rx in d.server.rx), int(d.plan.workload["duration_ns"]))
+                for d in data}
+    for name, g in goodputs.items():
+        per[name]["goodput_bps"] = g
+        # Fairness is a figure across flows, the run's alone; None keeps every metric in every association.
+        per[name]["metrics"] |= dict.fromkeys(fairness.RUN_METRICS)
+    run |= fairness.competing_metrics(traffic, list(goodputs.values()))
     model = _summary_model(per, run)
     summary = {
         "run_id": plan.run_id,

@@ -51,12 +51,22 @@ def mean_throughput_bps(result: records.TcpResult) -> float | None:
     return sum(i.bytes for i in kept) * 8 / seconds if seconds > 0 else None
 
 
+def connection_throughputs_bps(result: records.TcpResult) -> list[float]:
+    """Each TCP connection's (iperf3 stream's) mean throughput, over the intervals mean_throughput_bps counts."""
+    kept = [i for i in (result.intervals[1:] or result.intervals) if i.stream_bytes]
+    seconds = sum(i.end_s - i.start_s for i in kept)
+    if seconds <= 0 or len({len(i.stream_bytes) for i in kept}) != 1:
+        return []
+    return [sum(i.stream_bytes[k] for i in kept) * 8 / seconds for k in range(len(kept[0].stream_bytes))]
+
+
 def tcp_summary(flow: Flow, result: records.TcpResult) -> dict[str, Any]:
     mean = mean_throughput_bps(result)
     return {
         "kind": "tcp", "client": flow.client, "server": flow.server, "path": flow.path,
         "congestion_requested": flow.params["congestion"], "intervals": len(result.intervals),
         "mean_throughput_bps": mean, "mean_throughput_mbps": None if mean is None else mean / 1e6,
+        "connection_throughputs_bps": connection_throughputs_bps(result),
         **records.as_dict(result),
     }
 

@@ -25,6 +25,8 @@ class TcpInterval:
     retransmits: int | None
     snd_cwnd: int | None  # bytes, the sender's congestion window at the interval's end
     rtt_ms: float | None  # the sender's smoothed RTT
+    # Each TCP connection's bytes in the interval (iperf3's streams, -P), in iperf3's order.
+    stream_bytes: tuple[int, ...] = ()
 
 
 @dataclass
@@ -52,6 +54,7 @@ def parse_iperf3(text: str) -> TcpResult:
             start_s=float(total.get("start", 0.0)), end_s=float(total.get("end", 0.0)), bytes=int(total.get("bytes", 0)),
             bits_per_second=float(total.get("bits_per_second", 0.0)), retransmits=total.get("retransmits"),
             snd_cwnd=stream.get("snd_cwnd"), rtt_ms=None if rtt is None else rtt / 1000.0,
+            stream_bytes=tuple(int(s.get("bytes", 0)) for s in interval.get("streams") or []),
         ))
     end = doc.get("end") or {}
     sent, received = end.get("sum_sent") or {}, end.get("sum_received") or {}

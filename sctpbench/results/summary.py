@@ -66,6 +66,8 @@ class RunMetrics:
     acked_2s_after_switch: Number = None
     acked_4s_after_switch: Number = None
     new_path_rate_time_ms: Number = None
+    competing_tcp_mbps: Number = None  # the competing TCP flows' throughput, summed (analysis/fairness.py)
+    jain_fairness: Number = None  # Jain's index over TCP connections' and associations' throughputs
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: Path | str) -> RunMetrics:
@@ -100,6 +102,7 @@ TABULATED_METRICS: tuple[str, ...] = (
     "holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share", "sched_mtt_mean_ms", "sched_mtt_p99_ms",
     "reordered_chunks", "foreign_source_packets", "acked_0_5s_after_switch", "acked_1s_after_switch",
     "acked_2s_after_switch", "acked_4s_after_switch", "new_path_rate_time_ms",
+    "competing_tcp_mbps", "jain_fairness",
 )
 assert set(HEADLINE_METRICS) <= set(TABULATED_METRICS) <= set(METRICS)
 
