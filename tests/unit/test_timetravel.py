@@ -7,6 +7,7 @@ ACK with the same sequence number, and it ACKs the calendar's RUN and FREE_UNTIL
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -308,3 +309,19 @@ def test_something_from_outside_arrives_at_the_present_not_at_the_last_grant(dev
     present = results[0]
     assert isinstance(present, int) and 150 * MS <= present <= 60_000 * MS
     assert guest.ask(Op.GET) == present  # what the interrupted guest then reads
+
+
+def test_a_ctrl_c_inside_start_leaves_a_calendar_that_stops_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A campaign's Ctrl-C once landed inside Thread.start(): stop() then raised "cannot join
+    thread before it is started", the worker died without tearing its run down, and the run
+    was recorded as "orchestrator killed" instead of "interrupted"."""
+    def interrupted(self: threading.Thread) -> None:
+        raise KeyboardInterrupt
+
+    calendar = Calendar(paced=False)
+    monkeypatch.setattr(threading.Thread, "start", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        calendar.start()
+    monkeypatch.undo()
+    calendar.stop()
+    assert calendar._wake[0].fileno() == -1, "the calendar's sockets are closed"

@@ -223,9 +223,11 @@ class Calendar:
             self._wake[1].send(b"x")
         except OSError:
             pass
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        if self._thread is None or not self._thread.is_alive():
+        thread = self._thread
+        # A Ctrl-C can land inside start(), leaving a thread that never ran: nothing to join.
+        if thread is not None and thread.ident is not None:
+            thread.join(timeout=10)
+        if thread is None or not thread.is_alive():
             self._close()
 
     # -- the loop ------------------------------------------------------------------
