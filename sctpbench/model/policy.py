@@ -27,14 +27,22 @@ def policy_problem(text: str) -> str | None:
         return None
     if name == "static":
         return "static takes no parameters"
-    allowed = POLICY_KEYS[name] + POLICY_COMMON_KEYS
+    problem = parameters_problem(name, params, POLICY_KEYS[name] + POLICY_COMMON_KEYS)
+    if problem:
+        return problem
+    return _signal_values(params) if name == "signal" else None
+
+
+def parameters_problem(name: str, params: str, allowed: tuple[str, ...]) -> str | None:
+    """What is wrong with the KEY=VALUE,... part of an agent's NAME:KEY=VALUE,... text (a policy's
+    or a scheduler's), or None; the values are the caller's to check."""
     for item in params.split(","):
         key, eq, value = item.partition("=")
         if not eq or not key or not value:
             return f"bad parameter {item!r} (KEY=VALUE)"
         if key not in allowed:
             return f"unknown parameter {key!r} for {name} (allowed: {', '.join(allowed)})"
-    return _signal_values(params) if name == "signal" else None
+    return None
 
 
 SIGNAL_SWITCH_DEFAULT = -80.0  # the agent's (policy.c)

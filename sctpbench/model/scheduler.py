@@ -6,6 +6,8 @@ checked here, before anything is built; the agent checks the values again
 
 from __future__ import annotations
 
+from sctpbench.model.policy import parameters_problem
+
 SCHEDULER_DEFAULT = "primary"
 # The agent's --scheduler: each name with the keys it takes.
 SCHEDULER_KEYS: dict[str, tuple[str, ...]] = {
@@ -29,12 +31,10 @@ def scheduler_problem(text: str) -> str | None:
     allowed = SCHEDULER_KEYS[name]
     if not allowed:
         return f"{name} takes no parameters"
-    for item in params.split(","):
-        key, eq, value = item.partition("=")
-        if not eq or not key or not value:
-            return f"bad parameter {item!r} (KEY=VALUE)"
-        if key not in allowed:
-            return f"unknown parameter {key!r} for {name} (allowed: {', '.join(allowed)})"
+    problem = parameters_problem(name, params, allowed)
+    if problem:
+        return problem
+    for key, _, value in (item.partition("=") for item in params.split(",")):
         problem = _value_problem(key, value)
         if problem:
             return problem
