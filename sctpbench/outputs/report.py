@@ -18,9 +18,9 @@ from typing import Any
 
 import matplotlib
 
-from sctpbench.analysis.metrics import METRIC_KEYS
+from sctpbench.analysis.metrics import DOUBLING_PCT, METRIC_KEYS
 from sctpbench.model import sctp_params
-from sctpbench.outputs import figures, folders, series, traffic
+from sctpbench.outputs import figures, folders, series, summary_text, traffic
 from sctpbench.outputs.figures import Figure
 from sctpbench.results import calibration as results_calibration
 from sctpbench.results.summary import HEADLINE_METRICS, RunMetrics
@@ -122,7 +122,9 @@ def metrics_table(summary: dict[str, Any], m: RunMetrics) -> str:
                      f"pf_retrans {model['pf_retrans']} + 1 timeouts; bound {fmt(model['pf_bound_ms'], 0)})"])
         rows.append(["UNREACHABLE time (ms)", fmt(m.unreachable_time_ms)])
     if model:
-        rows.append(["RFC timer model Σ min(RTO·2^i, RTO.max), i = 0…PMR (ms)",
+        pct = model.get("backoff_pct") or DOUBLING_PCT
+        growth = "2^i" if pct == DOUBLING_PCT else f"({pct / 100:g})^i"  # the relaxed back-off the model follows
+        rows.append([f"{summary_text.model_name(model)} Σ min(RTO·{growth}, RTO.max), i = 0…PMR (ms)",
                      f"{fmt(model['model_ms'], 0)} (RTO {model['rto_at_failure_ms']} ms at the failure, "
                      f"PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms); bound {fmt(model['bound_ms'], 0)}"])
     rows.append(["failover time (ms)", fmt(m.failover_time_ms)])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from sctpbench.analysis.metrics import DOUBLING_PCT
 from sctpbench.results.summary import RunMetrics
 
 # With many associations the timing line names only this many path delays.
@@ -44,20 +45,35 @@ def timing_line(check: dict[str, Any]) -> str:
     return "; ".join(parts) or "nothing to check"
 
 
+def model_name(model: dict[str, Any]) -> str:
+    """The timer model's name: RFC 4960's doubling, or the project kernel's relaxed back-off
+    (rto_backoff_pct read back) that the model then follows."""
+    pct = model.get("backoff_pct") or DOUBLING_PCT
+    return "RFC timer model" if pct == DOUBLING_PCT else f"timer model with back-off {pct} %"
+
+
+def beyond(value: float | None, bound: float | None) -> str:
+    """A word when a measured time exceeds its model's bound: the model no longer explains it."""
+    return ", BEYOND THE BOUND" if value is not None and bound is not None and value > bound else ""
+
+
 def failure_lines(m: RunMetrics, model: dict[str, Any] | None) -> list[str]:
     """Detection, and with PF on its two moments, each beside its timer model and bound."""
     if not model or model.get("pf_retrans") is None:
         line = f"  failure   detection {_fmt(m.detection_time_ms, ' ms')}"
         if model:
-            line += (f" (RFC timer model {model['model_ms']:.0f} ms from RTO {model['rto_at_failure_ms']} ms,"
-                     f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms)")
+            line += (f" ({model_name(model)} {model['model_ms']:.0f} ms from RTO {model['rto_at_failure_ms']} ms,"
+                     f" PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms"
+                     f"{beyond(m.detection_time_ms, model['bound_ms'])})")
         return [line]
     return [
         f"  failure   detection {_fmt(m.detection_time_ms, ' ms')} (the first of:)",
         f"            PF {_fmt(m.pf_detection_time_ms, ' ms')} (model {model['pf_model_ms']:.0f} ms: pf_retrans "
-        f"{model['pf_retrans']} + 1 timeouts from RTO {model['rto_at_failure_ms']} ms; bound {model['pf_bound_ms']:.0f} ms)",
+        f"{model['pf_retrans']} + 1 timeouts from RTO {model['rto_at_failure_ms']} ms; bound {model['pf_bound_ms']:.0f} ms"
+        f"{beyond(m.pf_detection_time_ms, model['pf_bound_ms'])})",
         f"            UNREACHABLE {_fmt(m.unreachable_time_ms, ' ms')} (model {model['model_ms']:.0f} ms: PMR "
-        f"{model['path_max_retrans']} + 1, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms with heartbeats after PF)",
+        f"{model['path_max_retrans']} + 1, RTO.max {model['rto_max_ms']} ms; bound {model['bound_ms']:.0f} ms with heartbeats after PF"
+        f"{beyond(m.unreachable_time_ms, model['bound_ms'])})",
     ]
 
 

@@ -3,6 +3,8 @@
 import pytest
 
 from sctpbench.analysis import expiries, metrics
+from sctpbench.outputs import summary_text
+from sctpbench.results.summary import RunMetrics
 
 
 @pytest.mark.parametrize("delta, bucket", [
@@ -40,3 +42,23 @@ def test_a_relaxed_back_off_grows_the_rto_by_its_percentage_in_whole_ms() -> Non
 def test_the_back_off_is_read_back_from_the_clients_namespace() -> None:
     assert metrics.backoff_pct({"rto_backoff_pct": "150"}) == 150
     assert metrics.backoff_pct({"rto_backoff_pct": "0"}) == metrics.backoff_pct({}) == 200
+
+
+def _model_dict(backoff_pct: int) -> dict[str, float]:
+    """The summary's detection_model as store.py writes it, from the real model."""
+    model = metrics.DetectionModel(rto_ms=100, rto_max_ms=60000, path_max_retrans=2, rtt_ms=20, sack_delay_ms=40,
+                                   message_interval_ms=20, backoff_pct=backoff_pct)
+    return {"rto_at_failure_ms": model.rto_ms, "rto_max_ms": model.rto_max_ms, "path_max_retrans": 2,
+            "model_ms": model.model_ms, "bound_ms": model.bound_ms, "backoff_pct": model.backoff_pct, "pf_retrans": None}
+
+
+def test_the_run_summary_names_the_back_off_its_model_follows_and_flags_a_detection_beyond_the_bound() -> None:
+    # Seed 000 Paper II's relaxed back-off: the line must not call a 150 % model the RFC's.
+    relaxed = _model_dict(150)
+    [line] = summary_text.failure_lines(RunMetrics(detection_time_ms=400.0), relaxed)
+    assert "timer model with back-off 150 % 475 ms from RTO 100 ms" in line and "RFC" not in line
+    assert "BEYOND" not in line
+    [late] = summary_text.failure_lines(RunMetrics(detection_time_ms=relaxed["bound_ms"] + 1), relaxed)
+    assert late.endswith(", BEYOND THE BOUND)")
+    [stock] = summary_text.failure_lines(RunMetrics(detection_time_ms=700.0), _model_dict(200))
+    assert "(RFC timer model 700 ms from RTO 100 ms" in stock
