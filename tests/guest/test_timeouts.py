@@ -30,10 +30,12 @@ def _run(tmp_path: Path, *overrides: str) -> dict:
 @pytest.mark.parametrize("overrides, rtos", [
     ((), [200, 400, 800]),  # the example: RTO 200 ms, PMR 2, RTO.max 800 ms
     (("sctp.rto_max=400ms", "sctp.path_max_retrans=3"), [200, 400, 400, 400]),  # capped at RTO.max
+    # Unset, with RTO.max unmodified (60 s, as seed 000 Paper II keeps it): the stock kernel's doubling.
+    (("sctp.rto_max=60s", "sctp.path_max_retrans=3"), [200, 400, 800, 1600]),
     # The project kernel's relaxed back-off (seed 000 Paper II): the RTO times 1.5 per timeout.
     (("sctp.rto_backoff_percent=150", "sctp.path_max_retrans=3", "sctp.rto_max=2s"), [200, 300, 450, 675]),
     (("sctp.rto_backoff_percent=100", "sctp.path_max_retrans=3"), [200, 200, 200, 200]),  # no back-off at all
-], ids=["doubling", "capped", "relaxed-150", "relaxed-100"])
+], ids=["doubling", "capped", "unset-rto-max-60s", "relaxed-150", "relaxed-100"])
 def test_each_timeout_follows_the_rto_and_detection_is_the_last(tmp_path: Path, overrides: tuple[str, ...], rtos: list[int]) -> None:
     run = _run(tmp_path, *overrides)
     found = expiries.analyse(Path(run["directory"]))
@@ -48,6 +50,10 @@ def test_each_timeout_follows_the_rto_and_detection_is_the_last(tmp_path: Path, 
     # The summary's timer model is the same RTO sequence, so detection stays checked against it.
     model = json.loads((Path(run["directory"]) / "summary.json").read_text())["detection_model"]
     assert model["model_ms"] == sum(rtos) and detection <= model["bound_ms"], (model, detection)
+    # ... for the back-off the kernel read back: unset is 0 there (stock), doubling in the model.
+    pct = next((int(o.split("=")[1]) for o in overrides if o.startswith("sctp.rto_backoff_percent=")), None)
+    sysctl = json.loads((Path(run["directory"]) / "kernel.json").read_text())["sysctl"]["client"]
+    assert (sysctl["rto_backoff_pct"], model["backoff_pct"]) == (str(pct or 0), pct or 200)
 
 
 def test_pf_is_reported_at_the_timeout_that_makes_the_path_potentially_failed(tmp_path: Path) -> None:
