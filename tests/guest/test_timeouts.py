@@ -32,10 +32,12 @@ def _run(tmp_path: Path, *overrides: str) -> dict:
     (("sctp.rto_max=400ms", "sctp.path_max_retrans=3"), [200, 400, 400, 400]),  # capped at RTO.max
     # Unset, with RTO.max unmodified (60 s, as seed 000 Paper II keeps it): the stock kernel's doubling.
     (("sctp.rto_max=60s", "sctp.path_max_retrans=3"), [200, 400, 800, 1600]),
+    # ... and 200 % set explicitly (the reproduction's doubling runs) is the same doubling.
+    (("sctp.rto_backoff_percent=200", "sctp.rto_max=60s", "sctp.path_max_retrans=3"), [200, 400, 800, 1600]),
     # The project kernel's relaxed back-off (seed 000 Paper II): the RTO times 1.5 per timeout.
     (("sctp.rto_backoff_percent=150", "sctp.path_max_retrans=3", "sctp.rto_max=2s"), [200, 300, 450, 675]),
     (("sctp.rto_backoff_percent=100", "sctp.path_max_retrans=3"), [200, 200, 200, 200]),  # no back-off at all
-], ids=["doubling", "capped", "unset-rto-max-60s", "relaxed-150", "relaxed-100"])
+], ids=["doubling", "capped", "unset-rto-max-60s", "set-200", "relaxed-150", "relaxed-100"])
 def test_each_timeout_follows_the_rto_and_detection_is_the_last(tmp_path: Path, overrides: tuple[str, ...], rtos: list[int]) -> None:
     run = _run(tmp_path, *overrides)
     found = expiries.analyse(Path(run["directory"]))
