@@ -10,10 +10,15 @@ improved startup mechanism with increasing RTTs" (Paper IV's abstract). The last
 the model to those at the reproduction's setup (reproductions/000-paper45-startup)."""
 
 import math
+import shutil
+from pathlib import Path
 
 import pytest
 
-from sctpbench.analysis import startup
+from sctpbench.analysis import startup, store
+from sctpbench.outputs import summary_text
+from sctpbench.plan import schedule
+from sctpbench.results.summary import RunMetrics
 
 MTU = 1500
 
@@ -94,3 +99,27 @@ def test_after_a_failover_at_high_load_and_long_rtt_slow_start_adds_about_the_pa
     seconds after the failure, at 20 ms RTT 6 %."""
     assert _penalty(1000, 4.0, 50.0, 800.0).penalty_mean == pytest.approx(0.73, abs=0.01)
     assert _penalty(1000, 4.0, 10.0, 800.0).penalty_mean == pytest.approx(0.06, abs=0.01)
+
+
+# A recorded run of reproductions/000-paper45-startup (UML guest, virtual time): the low-load hot
+# swap at 20 ms RTT with slow start from 4 MTUs (200 B at 50 messages/s, the primary set to the
+# secondary path at 5.998 s), its plan, kernel read-back, timeline and agent records.
+HOT_SWAP_RUN = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "paper45-hot-swap-run"
+
+
+def test_a_recorded_hot_swap_is_collected_beside_the_model_with_its_own_window(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(HOT_SWAP_RUN, run)
+    (run / "captures").mkdir()
+    summary = store.collect(run)
+    model, m = summary["startup_model"], summary["metrics"]
+    assert (model["scenario"], model["path"], model["switch_ms"]) == ("primary change", "secondary", 0.0)
+    assert model["initial_cwnd_bytes"] == 4 * MTU and model["mtu_bytes"] == MTU  # initial_cwnd: 4, read back
+    assert model["messages"] == 100 and model["undelivered"] == 0  # 2 s at 50 messages/s
+    # Signaling never fills 4 MTUs: the model's slow start is its ideal startup, 10 ms and a packet at 10 Mbit/s.
+    assert model["mtt_mean_ms"] == model["ideal_mtt_mean_ms"] == pytest.approx(10.0 + schedule.wire_bytes(200) * 8 / 10e6 * 1000)
+    assert m["startup_mtt_mean_ms"] == pytest.approx(10.0, abs=0.05)
+    assert m["startup_model_error_share"] == pytest.approx(abs(m["startup_mtt_mean_ms"] - model["mtt_mean_ms"]) / model["mtt_mean_ms"])
+    line = summary_text.startup_line(RunMetrics.from_dict(m, "summary"), model, summary["clock"])
+    assert line.startswith("startup   primary change to secondary, 100 messages from the cause to +2 s (virtual clock)")
+    assert "startup model (Papers IV/V, cwnd 6000 B, switch at +0 ms) mean 10.2 max 10.2 ms" in line
