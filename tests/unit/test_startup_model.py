@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sctpbench.analysis import startup, store
-from sctpbench.outputs import summary_text
+from sctpbench.outputs import report, summary_text
 from sctpbench.plan import schedule
 from sctpbench.results.summary import RunMetrics
 
@@ -120,6 +120,9 @@ def test_a_recorded_hot_swap_is_collected_beside_the_model_with_its_own_window(t
     assert model["mtt_mean_ms"] == model["ideal_mtt_mean_ms"] == pytest.approx(10.0 + schedule.wire_bytes(200) * 8 / 10e6 * 1000)
     assert m["startup_mtt_mean_ms"] == pytest.approx(10.0, abs=0.05)
     assert m["startup_model_error_share"] == pytest.approx(abs(m["startup_mtt_mean_ms"] - model["mtt_mean_ms"]) / model["mtt_mean_ms"])
+    table = report.metrics_table(summary, RunMetrics.from_dict(m, "summary"))
+    assert "MTT after the primary change to secondary, 100 messages in 2 s: mean / max (ms, virtual clock)" in table
+    assert "startup model of Papers IV/V, cwnd 6000 B, switch at +0 ms: mean / max (ms)" in table
     line = summary_text.startup_line(RunMetrics.from_dict(m, "summary"), model, summary["clock"])
     assert line.startswith("startup   primary change to secondary, 100 messages from the cause to +2 s (virtual clock)")
     assert "startup model (Papers IV/V, cwnd 6000 B, switch at +0 ms) mean 10.2 max 10.2 ms" in line
