@@ -15,7 +15,21 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sctpbench.analysis import asconf, cumtsn, fairness, frames, handover, load, metrics, multipath, reordering, selfcheck, sources, stack_notes
+from sctpbench.analysis import (
+    asconf,
+    cumtsn,
+    fairness,
+    frames,
+    handover,
+    load,
+    metrics,
+    multipath,
+    reordering,
+    selfcheck,
+    sources,
+    stack_notes,
+    startup,
+)
 from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import captures, records
 from sctpbench.plan import schedule
@@ -212,6 +226,12 @@ def collect(run_dir: Path) -> dict[str, Any]:
     run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages], busiest,
                                       pooled)
     run |= _multipath(run_dir, data, per)
+    startups = {d.plan.name: _startup(d, plan.links, events, kernel, handovers[d.plan.name]) for d in data}
+    for name, (figures, model_) in startups.items():  # seed 000 Papers IV/V: after a switch, beside the startup model
+        per[name]["metrics"] |= figures
+        per[name]["startup_model"] = model_
+    # The run's: the first association that switched paths (the one summary.json's startup_model is of).
+    run |= next((f for f, m in startups.values() if m is not None), dict.fromkeys(STARTUP_METRICS))
     goodputs = {d.plan.name: fairness.goodput_bps(sum(rx.size for rx in d.server.rx), int(d.plan.workload["duration_ns"]))
                 for d in data}
     for name, g in goodputs.items():
@@ -231,6 +251,8 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "selfcheck": check.to_dict(),
         # The model of the association whose detection time is the run's (the slowest).
         "detection_model": model,
+        # Papers IV/V's startup model of the first association that switched paths (analysis/startup.py).
+        "startup_model": next((a["startup_model"] for a in per.values() if a.get("startup_model")), None),
         "events": [{k: e.get(k, "") for k in ("kind", "target", "detail", "at_ns", "lag_ns")} for e in events],
         "peers_seen": data[0].client.peers if data else [],
         "paths_used": sorted({m.path for d in data for m in d.messages if m.path}),
@@ -392,6 +414,60 @@ def _wire(run_dir: Path, data: list[AssociationData], backend: results_backend.B
         values = [m[key] for m in own if m.get(key) is not None]
         run[key] = sum(values) / len(values) if values else None
     return {"associations": out, "error": "; ".join(errors) or None}
+
+
+STARTUP_METRICS = ("startup_mtt_mean_ms", "startup_mmtt_ms", "startup_model_mtt_mean_ms", "startup_model_mmtt_ms",
+                   "startup_model_error_share")
+
+
+def _startup(d: AssociationData, links: list[Link], events: list[dict[str, Any]], kernel: dict[str, Any],
+             h: HandoverResult) -> tuple[dict[str, float | None], dict[str, Any] | None]:
+    """The messages generated from a path switch's cause (the failure of the path in use, or
+    the first primary change) to startup.WINDOW_NS after it: their measured MTT mean and
+    maximum, and the startup model's for the same messages on the path switched to, with the
+    window the client's kernel starts it with (net.sctp.initial_cwnd_mtus read back). A
+    failover's switch is the client's detection (new data moves then); a primary change's is
+    the change itself."""
+    none: dict[str, float | None] = dict.fromkeys(STARTUP_METRICS)
+    failure = _failure(d.plan, events, d.messages)
+    changes = [(c.t_ns, c.addr, c.state) for c in d.client.addr]
+    first = next((s for s in h.switches if s.from_path is not None and s.from_path != s.to), None)
+    if failure is not None:
+        detected = metrics.detection_ns(failure, changes)
+        to = next((p.path for p in d.plan.paths if p.path != failure.path), None)
+        if detected is None or to is None:
+            return none, None
+        cause, start, switch, scenario = failure.applied_ns, failure.applied_ns, failure.applied_ns + detected, "failover"
+    elif first is not None:
+        cause, start, switch, to, scenario = first.t_ns, first.t_ns, first.t_ns, first.to, "primary change"
+    else:
+        return none, None
+    window = [m for m in d.messages if start <= m.t_gen_ns < start + startup.WINDOW_NS]
+    link = next((x for x in links if x.path == to), None)
+    if not window or link is None:
+        return none, None
+    way = load.direction_from(link, d.plan.client)
+    back = "reverse" if way == "forward" else "forward"
+    rate = link.shaping[way].get("rate")
+    path = startup.Path(float(link.shaping[way].get("delay") or 0) / 1e6, float(link.shaping[back].get("delay") or 0) / 1e6,
+                        float(rate) if rate else None)
+    mtu = next((s.mtu for s in reversed(d.client.path) if s.mtu), startup.DEFAULT_MTU)
+    mtus = str(kernel.get("sysctl", {}).get(d.plan.client, {}).get("initial_cwnd_mtus", "0"))
+    cwnd = startup.initial_cwnd_bytes(int(mtus) if mtus.isdigit() else 0, mtu)
+    size = int(d.plan.workload["size"])
+    messages = [startup.Message((m.t_gen_ns - cause) / 1e6, size, schedule.wire_bytes(size)) for m in window]
+    prediction = startup.predict(path, startup.Startup(cwnd, mtu), messages, (switch - cause) / 1e6)
+    mtts = [m.mtt_ns / 1e6 for m in window if m.mtt_ns is not None]
+    measured = sum(mtts) / len(mtts) if mtts else None
+    figures: dict[str, float | None] = {
+        "startup_mtt_mean_ms": measured, "startup_mmtt_ms": max(mtts) if mtts else None,
+        "startup_model_mtt_mean_ms": prediction.mtt_mean_ms, "startup_model_mmtt_ms": prediction.mmtt_ms,
+        "startup_model_error_share": None if measured is None else abs(measured - prediction.mtt_mean_ms) / prediction.mtt_mean_ms,
+    }
+    model = prediction.to_dict() | {"scenario": scenario, "path": to, "window_s": startup.WINDOW_NS / 1e9,
+                                    "forward_ms": path.forward_ms, "return_ms": path.return_ms, "rate_bps": path.rate_bps,
+                                    "mtu_bytes": mtu, "message_bytes": size, "undelivered": len(window) - len(mtts)}
+    return figures, model
 
 
 def _chunks_per_s(links: list[Link], assoc: Association, path: str) -> float | None:

@@ -262,6 +262,7 @@ def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
         "metrics": summary.get("metrics", {}),
         "selfcheck": summary.get("selfcheck"),
         "detection_model": summary.get("detection_model"),
+        **({"startup_model": summary["startup_model"]} if summary.get("startup_model") else {}),  # Papers IV/V's
         "events": summary.get("events", []),
         "paths_used": summary.get("paths_used", []),
         "peers_seen": summary.get("peers_seen", []),

@@ -128,6 +128,20 @@ def metrics_table(summary: dict[str, Any], m: RunMetrics) -> str:
                      f"{fmt(model['model_ms'], 0)} (RTO {model['rto_at_failure_ms']} ms at the failure, "
                      f"PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms); bound {fmt(model['bound_ms'], 0)}"])
     rows.append(["failover time (ms)", fmt(m.failover_time_ms)])
+    startup = summary.get("startup_model")
+    if startup:
+        window = "unrestricted (ideal)" if startup.get("initial_cwnd_bytes") is None else f"{startup['initial_cwnd_bytes']:.0f} B"
+        rows.append([f"MTT after the {startup['scenario']} to {startup['path']}, {startup['messages']} messages in "
+                     f"{startup['window_s']:g} s: mean / max (ms, {summary.get('clock') or 'unnamed'} clock)",
+                     f"{fmt(m.startup_mtt_mean_ms)} / {fmt(m.startup_mmtt_ms)}"])
+        rows.append([f"startup model of Papers IV/V, cwnd {window}, switch at +{startup['switch_ms']:.0f} ms: mean / max (ms)",
+                     f"{fmt(startup['mtt_mean_ms'])} / {fmt(startup['mmtt_ms'])} (|measured − model| / model "
+                     f"{fmt(m.startup_model_error_share)}); slow start {fmt(startup['slow_start_mtt_mean_ms'])} / "
+                     f"{fmt(startup['slow_start_mmtt_ms'])}, ideal startup {fmt(startup['ideal_mtt_mean_ms'])} / "
+                     f"{fmt(startup['ideal_mmtt_ms'])}: slow start {100 * startup['penalty_mean']:+.0f} % / "
+                     f"{100 * startup['penalty_max']:+.0f} %; the run's window with Linux's idle ssthresh (= cwnd, "
+                     f"congestion avoidance at once) {fmt(startup['idle_ssthresh_mtt_mean_ms'])} / "
+                     f"{fmt(startup['idle_ssthresh_mmtt_ms'])}"])
     rows.append(["paths used", ", ".join(summary.get("paths_used") or []) or "–"])
     return table(["metric", "value"], rows)
 

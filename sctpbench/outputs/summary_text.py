@@ -77,6 +77,20 @@ def failure_lines(m: RunMetrics, model: dict[str, Any] | None) -> list[str]:
     ]
 
 
+def startup_line(m: RunMetrics, model: dict[str, Any], clock: str | None) -> str:
+    """Transfer times after a path switch beside seed 000 Papers IV/V's startup model
+    (analysis/startup.py): the run's own window, and slow start against the ideal startup."""
+    window = "unrestricted (ideal)" if model.get("initial_cwnd_bytes") is None else f"{model['initial_cwnd_bytes']:.0f} B"
+    return (f"startup   {model['scenario']} to {model['path']}, {model['messages']} messages from the cause to "
+            f"+{model['window_s']:g} s ({clock or 'unnamed'} clock): MTT mean {_fmt(m.startup_mtt_mean_ms, ' ms')} "
+            f"max {_fmt(m.startup_mmtt_ms, ' ms')}; startup model (Papers IV/V, cwnd {window}, switch at "
+            f"+{model['switch_ms']:.0f} ms) mean {model['mtt_mean_ms']:.1f} max {model['mmtt_ms']:.1f} ms; "
+            f"model slow start vs ideal: mean {model['slow_start_mtt_mean_ms']:.1f} vs {model['ideal_mtt_mean_ms']:.1f} ms "
+            f"({100 * model['penalty_mean']:+.0f} %), max {model['slow_start_mmtt_ms']:.1f} vs {model['ideal_mmtt_ms']:.1f} ms "
+            f"({100 * model['penalty_max']:+.0f} %); with Linux's idle ssthresh (= cwnd) mean "
+            f"{model['idle_ssthresh_mtt_mean_ms']:.1f} max {model['idle_ssthresh_mmtt_ms']:.1f} ms")
+
+
 def association_line(name: str, a: dict[str, Any]) -> str:
     m = RunMetrics.from_dict(a.get("metrics") or {}, f"summary.json: associations.{name}")
     failure = (f"  failure of {a['failure']}: detection {_fmt(m.detection_time_ms, ' ms')}"
@@ -139,6 +153,8 @@ def print_summary(document: dict[str, Any], out: TextIO) -> None:
             for line in failure_lines(m, model):
                 print(line, file=out)
             print(f"            failover {_fmt(m.failover_time_ms, ' ms')}", file=out)
+        if run.get("startup_model"):
+            print(f"  {startup_line(m, run['startup_model'], clock)}", file=out)
         handovers = handover_line(m, run.get("handover") or {})
         if handovers:
             print(f"  {handovers}", file=out)

@@ -68,6 +68,13 @@ class RunMetrics:
     new_path_rate_time_ms: Number = None
     competing_tcp_mbps: Number = None  # the competing TCP flows' throughput, summed (analysis/fairness.py)
     jain_fairness: Number = None  # Jain's index over TCP connections' and associations' throughputs
+    # Seed 000 Papers IV/V (analysis/startup.py): messages generated in the 2 s from a path
+    # switch's cause, measured and as the startup model predicts them with the run's window.
+    startup_mtt_mean_ms: Number = None
+    startup_mmtt_ms: Number = None
+    startup_model_mtt_mean_ms: Number = None
+    startup_model_mmtt_ms: Number = None
+    startup_model_error_share: Number = None  # |measured − model| / model, of the mean
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: Path | str) -> RunMetrics:
@@ -103,6 +110,8 @@ TABULATED_METRICS: tuple[str, ...] = (
     "reordered_chunks", "foreign_source_packets", "acked_0_5s_after_switch", "acked_1s_after_switch",
     "acked_2s_after_switch", "acked_4s_after_switch", "new_path_rate_time_ms",
     "competing_tcp_mbps", "jain_fairness",
+    "startup_mtt_mean_ms", "startup_mmtt_ms", "startup_model_mtt_mean_ms", "startup_model_mmtt_ms",
+    "startup_model_error_share",
 )
 assert set(HEADLINE_METRICS) <= set(TABULATED_METRICS) <= set(METRICS)
 
