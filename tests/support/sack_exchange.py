@@ -44,8 +44,8 @@ CLIENT = {"one": "198.18.0.1", "two": "198.18.1.1"}
 # off so the window alone limits a flight. {sctp} adds the stack variants. rto_initial 1 s:
 # each end confirms the other's second address with a heartbeat at RTO/2 plus a random
 # [0, RTO) after the association comes up (Linux's sctp_transport_timeout), so by 1.6 s,
-# well before the switch; with the default 3 s it came at random during the switch's
-# aftermath, and the server sent its SACKs over one or two by chance.
+# well before the switch; with the default 3 s it falls 1.5-4.5 s after, around the switch's
+# aftermath, and the server's SACKs for two's data went over one or over two from run to run.
 SWITCH = """\
 name: variants-switch
 topology:
