@@ -14,7 +14,8 @@ and one with the fix) are read as one table; a run key found twice counts once.
 The variant is told by the swept stack keys (`sctp.primary_cwnd_carry`,
 `sctp.primary_cwnd_alpha_permille`, `sctp.buffer_retransmit`), the direction by the home
 path's rate: 384 kbit/s is the 3G-like path, so a home path at that rate hands over from 3G
-to Wi-Fi.
+to Wi-Fi. The swept α is a label (the campaign's `adjust:` sets the Wi-Fi -> 3G value): the
+table shows the value the kernel read back (kernel.json's `primary_cwnd_alpha`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from sctpbench.outputs import folders  # noqa: E402
+from sctpbench.results import kernel  # noqa: E402
 
 THREE_G_RATE = "384kbit"
 # (column heading, run metric, decimals)
@@ -67,12 +69,13 @@ class Configuration:
 
 
 def configuration(run: dict[str, Any]) -> Configuration:
-    """A run's row, from its swept parameters (the campaign table's `param.*` columns)."""
+    """A run's row, from its swept parameters (the campaign table's `param.*` columns) and
+    the α its kernel read back (`alpha_read_back`, set by ok_runs)."""
     def param(key: str) -> str:
         return str(run.get(f"param.{key}") or "")
 
-    alpha = param("sctp.primary_cwnd_alpha_permille")
-    has_alpha = alpha not in ("", "null")
+    alpha = str(run.get("alpha_read_back") or param("sctp.primary_cwnd_alpha_permille"))
+    has_alpha = param("sctp.primary_cwnd_alpha_permille") not in ("", "null")
     buffer = param("sctp.buffer_retransmit") == "true"
     carry = param("sctp.primary_cwnd_carry") == "true"
     if has_alpha:
@@ -94,13 +97,20 @@ def cell(values: list[float], decimals: int) -> str:
     return f"{f(statistics.fmean(values))} ({f(min(values))}–{f(max(values))})"
 
 
+def alpha_read_back(run_dir: Path) -> str | None:
+    """net.sctp.primary_cwnd_alpha as the run's kernel read it back (any host: all are set alike)."""
+    state = kernel.read_kernel(run_dir)
+    values = {str(v["primary_cwnd_alpha"]) for v in (state.sysctl.values() if state else []) if "primary_cwnd_alpha" in v}
+    return values.pop() if len(values) == 1 else None
+
+
 def ok_runs(campaigns: list[Path]) -> list[dict[str, Any]]:
-    """Every ok run of the folders, each run key once."""
+    """Every ok run of the folders, each run key once, with the α its kernel read back."""
     seen: dict[str, dict[str, Any]] = {}
     for folder in campaigns:
         for run in folders.load_campaign(folder).runs:
-            if run.get("status") == "ok":
-                seen.setdefault(str(run.get("run_key")), run)
+            if run.get("status") == "ok" and str(run.get("run_key")) not in seen:
+                seen[str(run.get("run_key"))] = {**run, "alpha_read_back": alpha_read_back(folder / str(run["directory"]))}
     return list(seen.values())
 
 
