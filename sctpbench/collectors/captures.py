@@ -49,6 +49,8 @@ class Chunk:
     cum_tsn: int | None = None  # SACK only: the cumulative TSN acknowledged
     initial_tsn: int | None = None  # INIT only: the TSN its sender's first DATA chunk gets
     serial: int | None = None  # ASCONF and ASCONF-ACK: the serial number pairing them (RFC 5061 4.1)
+    # SACK only, when all of it was captured: its gap ack blocks, (start, end) offsets from cum_tsn
+    gaps: tuple[tuple[int, int], ...] | None = None
 
     @property
     def name(self) -> str:
@@ -98,6 +100,18 @@ def match_key(length: int, ip_id: int, sctp: bytes) -> bytes:
     return hashlib.blake2b(struct.pack("!IH", length, ip_id) + sctp, digest_size=16).digest()
 
 
+def sack_gaps(sctp: bytes, offset: int) -> tuple[tuple[int, int], ...] | None:
+    """The gap ack blocks of the SACK chunk at `offset` (RFC 9260 3.3.4: after the
+    cumulative TSN ack and a_rwnd, the counts of gap blocks and duplicate TSNs, then the
+    blocks), or None when the capture stops before the last block."""
+    if offset + 16 > len(sctp):
+        return None
+    (count,) = struct.unpack_from("!H", sctp, offset + 12)
+    if offset + 16 + 4 * count > len(sctp):
+        return None
+    return tuple(struct.unpack_from("!HH", sctp, offset + 16 + 4 * i) for i in range(count))
+
+
 def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
     """Chunk headers after the 12-byte common header, as far as the capture reaches."""
     chunks: list[Chunk] = []
@@ -105,6 +119,7 @@ def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
     while offset + 4 <= len(sctp):
         ctype, flags, length = struct.unpack_from("!BBH", sctp, offset)
         tsn = seq = t_gen = cum = initial = serial = None
+        gaps: tuple[tuple[int, int], ...] | None = None
         if ctype == CHUNK_DATA and offset + 8 <= len(sctp):
             (tsn,) = struct.unpack_from("!I", sctp, offset + 4)
             payload = offset + 16
@@ -112,12 +127,13 @@ def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
                 seq, t_gen = struct.unpack_from("!QQ", sctp, payload)
         elif ctype == CHUNK_SACK and offset + 8 <= len(sctp):
             (cum,) = struct.unpack_from("!I", sctp, offset + 4)
+            gaps = sack_gaps(sctp, offset)
         elif ctype == CHUNK_INIT and offset + 20 <= len(sctp):
             # initiate tag, a_rwnd, outbound and inbound streams, then the initial TSN
             (initial,) = struct.unpack_from("!I", sctp, offset + 16)
         elif ctype in (CHUNK_ASCONF, CHUNK_ASCONF_ACK) and offset + 8 <= len(sctp):
             (serial,) = struct.unpack_from("!I", sctp, offset + 4)
-        chunks.append(Chunk(ctype, flags, tsn, seq, t_gen, cum, initial, serial))
+        chunks.append(Chunk(ctype, flags, tsn, seq, t_gen, cum, initial, serial, gaps))
         if length < 4:  # malformed: stop rather than loop
             break
         offset += (length + 3) & ~3

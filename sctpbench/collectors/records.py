@@ -53,6 +53,19 @@ class PathSample:
 
 
 @dataclass(frozen=True)
+class CongestionSample:
+    """The primary path's congestion state in bytes (`cc` record, from the kernel's sock_diag
+    `struct sctp_info`): what SCTP_GET_PEER_ADDR_INFO leaves out (ssthresh, flight size)."""
+
+    t_ns: int
+    primary: str
+    cwnd: int
+    ssthresh: int
+    flight_size: int
+    partial_bytes_acked: int
+
+
+@dataclass(frozen=True)
 class SendFail:
     """SCTP_SEND_FAILED_EVENT: a message the association gave up on."""
 
@@ -127,6 +140,7 @@ class Records:
     rx: list[Rx] = field(default_factory=list)
     addr: list[AddrChange] = field(default_factory=list)
     path: list[PathSample] = field(default_factory=list)
+    cc: list[CongestionSample] = field(default_factory=list)
     assoc: list[tuple[int, str, str]] = field(default_factory=list)
     events: list[tuple[int, str, str]] = field(default_factory=list)
     sendfail: list[SendFail] = field(default_factory=list)
@@ -163,6 +177,8 @@ def parse(lines: list[str]) -> Records:
                 rec.path.append(
                     PathSample(int(f[1]), f[2], f[3], int(f[4]), int(f[5]), int(f[6]), int(f[7]), f[8] == "1")
                 )
+            elif kind == "cc":
+                rec.cc.append(CongestionSample(int(f[1]), f[2], int(f[3]), int(f[4]), int(f[5]), int(f[6])))
             elif kind == "assoc":
                 rec.assoc.append((int(f[1]), f[2], "\t".join(f[3:])))
             elif kind == "event":

@@ -4,6 +4,8 @@ initial TSN, only the association's own SACKs, in arrival order, across a TSN wr
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 from sctpbench.analysis import cumtsn
@@ -21,6 +23,17 @@ def test_init_and_sack_chunks_are_decoded_from_the_bytes() -> None:
     (sack,) = captures.decode_chunks(sctp(5000, 40000, sack_chunk(77)))
     assert (init.name, init.initial_tsn, init.cum_tsn) == ("INIT", 0xFFFFFFF0, None)
     assert (sack.name, sack.cum_tsn, sack.initial_tsn) == ("SACK", 77, None)
+
+
+def test_sack_gap_blocks_are_decoded_when_the_whole_chunk_was_captured() -> None:
+    blocks = struct.pack("!HHHH", 2, 3, 6, 9)
+    sack = struct.pack("!BBHIIHH", captures.CHUNK_SACK, 0, 16 + len(blocks), 77, 65536, 2, 0) + blocks
+    (whole,) = captures.decode_chunks(sctp(5000, 40000, sack))
+    assert (whole.cum_tsn, whole.gaps) == (77, ((2, 3), (6, 9)))
+    (cut,) = captures.decode_chunks(sctp(5000, 40000, sack)[:-2])  # the last block not all captured
+    assert (cut.cum_tsn, cut.gaps) == (77, None)
+    (none,) = captures.decode_chunks(sctp(5000, 40000, sack_chunk(77)))
+    assert none.gaps == ()
 
 
 def test_cumulative_tsn_counts_chunks_from_the_initial_tsn_in_arrival_order_across_a_wrap() -> None:

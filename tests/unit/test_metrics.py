@@ -101,6 +101,7 @@ def test_record_parser_reads_every_kind_and_stops_at_a_torn_last_line() -> None:
         "tx\t100\t0\t0\t200\t150\n",
         "addr\t300\t198.18.0.2\tADDR_UNREACHABLE\t0\n",
         "path\t400\t198.18.0.2\tINACTIVE\t4380\t2\t800\t1500\t0\n",
+        "cc\t450\t198.18.1.2\t8760\t65536\t2904\t1452\n",
         "end\t500\t1\n",
         "tx\t600\t1\t0\t2",
     ]
@@ -109,6 +110,7 @@ def test_record_parser_reads_every_kind_and_stops_at_a_torn_last_line() -> None:
     assert r.tx == [records.Tx(100, 0, 0, 200, 150)]
     assert r.addr[0].state == "ADDR_UNREACHABLE"
     assert r.path[0] == records.PathSample(400, "198.18.0.2", "INACTIVE", 4380, 2, 800, 1500, False)
+    assert r.cc == [records.CongestionSample(450, "198.18.1.2", 8760, 65536, 2904, 1452)]
     assert r.end == (500, 1)
     with pytest.raises(ValueError, match="bad 'tx' record"):
         records.parse(["tx\tx\t0\t0\t200\t150\n"])

@@ -209,6 +209,16 @@ void records_path(struct records *r, int64_t t, const struct sockaddr_storage *a
 	     t, addr_format(addr, a), state, cwnd, srtt_raw, rto_ms, mtu, primary ? 1 : 0);
 }
 
+void records_cc(struct records *r, int64_t t, const struct sockaddr_storage *primary,
+		uint32_t cwnd, uint32_t ssthresh, uint32_t flight_size,
+		uint32_t partial_bytes_acked)
+{
+	char a[ADDR_STR_MAX];
+
+	emit(r, false, "cc\t%" PRId64 "\t%s\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\n",
+	     t, addr_format(primary, a), cwnd, ssthresh, flight_size, partial_bytes_acked);
+}
+
 void records_event(struct records *r, int64_t t, const char *name, const char *args)
 {
 	if (args != NULL && args[0] != '\0')

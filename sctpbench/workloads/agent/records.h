@@ -65,6 +65,10 @@ void records_addr(struct records *r, int64_t t, const struct sockaddr_storage *a
 void records_path(struct records *r, int64_t t, const struct sockaddr_storage *addr,
 		  const char *state, uint32_t cwnd, uint32_t srtt_raw,
 		  uint32_t rto_ms, uint32_t mtu, bool primary);
+/* The primary path's congestion state (cc_info.h): a `cc` record. */
+void records_cc(struct records *r, int64_t t, const struct sockaddr_storage *primary,
+		uint32_t cwnd, uint32_t ssthresh, uint32_t flight_size,
+		uint32_t partial_bytes_acked);
 /* args may be NULL for an event without arguments. */
 void records_event(struct records *r, int64_t t, const char *name, const char *args);
 void records_sendfail(struct records *r, int64_t t, uint32_t error,

@@ -1,6 +1,7 @@
 #include "sampler.h"
 
 #include "addr.h"
+#include "cc_info.h"
 #include "clock.h"
 #include "path_state.h"
 #include "sockopts.h"
@@ -98,6 +99,7 @@ static void round_with(int fd, sctp_assoc_t assoc, struct records *r, struct pol
 	struct sctp_status st;
 	struct sockaddr_storage primary;
 	bool have_primary = false;
+	struct cc_info cc;
 	int n;
 
 	memset(&primary, 0, sizeof(primary));
@@ -120,6 +122,10 @@ static void round_with(int fd, sctp_assoc_t assoc, struct records *r, struct pol
 	for (size_t i = 0; i < peers.n; i++)
 		if (sample_path(fd, assoc, &peers.a[i], &primary, have_primary, r, &info[n_info]))
 			n_info++;
+	/* After the paths, so a switch seen in them is seen here too. */
+	if (cc_info_read(fd, &cc))
+		records_cc(r, now_ns(), &cc.primary, cc.cwnd, cc.ssthresh, cc.flight_size,
+			   cc.partial_bytes_acked);
 	if (pr != NULL)
 		policy_runner_round(pr, fd, assoc, r, info, n_info, &primary, have_primary);
 }

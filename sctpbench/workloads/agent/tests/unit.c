@@ -322,6 +322,7 @@ int main(void)
 	struct sockaddr_storage a; addr_parse("198.18.0.1", 1, &a);
 	records_meta(&r, "k", "v"); records_tx(&r, 1, 2, 3, 4, 5, 0); records_tx(&r, 6, 7, 0, 4, 8, RECORDS_NO_TIME); records_rx(&r, 1, false, 0, false, 0, 9, 0, &a);
 	records_rx(&r, 1, true, 2, true, 70000, 9, 3, &a); records_path(&r, 1, &a, "ACTIVE", 1, 2, 3, 4, true);
+	records_cc(&r, 1, &a, 4380, 65536, 1452, 7);
 	records_event(&r, 1, "stop", NULL); records_event(&r, 1, "start", "5"); records_sendfail(&r, 1, 2, false, 0);
 	records_flush_if_due(&r, INT64_MAX);
 	records_end(&r, 9, 9);

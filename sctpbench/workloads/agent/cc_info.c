@@ -1,0 +1,133 @@
+#include "cc_info.h"
+
+#include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+/* struct sctp_info; this file alone includes it, as lksctp's
+ * <netinet/sctp.h> (sctpapi.h) redefines its names. */
+#include <linux/rtnetlink.h>
+#include <linux/sctp.h>
+
+static uint16_t port_of(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)a)->sin6_port;
+	return ((const struct sockaddr_in *)a)->sin_port;
+}
+
+/* The association's ports and the socket's family, in network order. */
+static bool ends(int fd, int *family, uint16_t *sport, uint16_t *dport)
+{
+	struct sockaddr_storage local, peer;
+	socklen_t len = sizeof(local);
+	int domain = 0;
+	socklen_t dlen = sizeof(domain);
+
+	if (getsockname(fd, (struct sockaddr *)&local, &len) != 0)
+		return false;
+	len = sizeof(peer);
+	if (getpeername(fd, (struct sockaddr *)&peer, &len) != 0)
+		return false;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) != 0)
+		return false;
+	*family = domain;
+	*sport = port_of(&local);
+	*dport = port_of(&peer);
+	return true;
+}
+
+static bool request(int nl, int family, uint16_t sport, uint16_t dport)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req;
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.r.sdiag_family = (uint8_t)family;
+	req.r.sdiag_protocol = IPPROTO_SCTP;
+	/* Associations only: the listening endpoints carry no path. */
+	req.r.idiag_states = ~(uint32_t)((1u << TCP_LISTEN) | (1u << TCP_CLOSE));
+	req.r.idiag_ext = 1u << (INET_DIAG_INFO - 1);
+	req.r.id.idiag_sport = sport;
+	req.r.id.idiag_dport = dport;
+	return sendto(nl, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) ==
+	       (ssize_t)sizeof(req);
+}
+
+/* The INET_DIAG_INFO attribute of one answer, copied into *out. */
+static bool parse_one(const struct nlmsghdr *h, struct cc_info *out)
+{
+	const struct inet_diag_msg *msg = NLMSG_DATA(h);
+	int len = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(*msg));
+	const struct rtattr *a = (const struct rtattr *)(msg + 1);
+	struct sctp_info info;
+
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type != INET_DIAG_INFO || RTA_PAYLOAD(a) < sizeof(info))
+			continue;
+		memcpy(&info, RTA_DATA(a), sizeof(info));
+		/* The socket's own answer (no association) comes first, with
+		 * no primary path: only the association's has one. */
+		if (info.sctpi_p_address.ss_family == AF_UNSPEC)
+			return false;
+		memcpy(&out->primary, &info.sctpi_p_address, sizeof(out->primary));
+		out->cwnd = info.sctpi_p_cwnd;
+		out->ssthresh = info.sctpi_p_ssthresh;
+		out->flight_size = info.sctpi_p_flight_size;
+		out->partial_bytes_acked = info.sctpi_p_partial_bytes_acked;
+		return true;
+	}
+	return false;
+}
+
+/* Reads the dump to its end (NLMSG_DONE), keeping the first answer with a
+ * primary path. */
+static bool answers(int nl, struct cc_info *out)
+{
+	/* 8 KiB holds many associations' answers (about 500 bytes each). */
+	static _Alignas(struct nlmsghdr) char buf[8192];
+	bool found = false;
+
+	for (;;) {
+		ssize_t n = recv(nl, buf, sizeof(buf), 0);
+		int left = (int)n;
+
+		if (n <= 0)
+			return found;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+				return found;
+			if (!found && h->nlmsg_type == SOCK_DIAG_BY_FAMILY)
+				found = parse_one(h, out);
+		}
+	}
+}
+
+bool cc_info_read(int fd, struct cc_info *out)
+{
+	int family, nl;
+	uint16_t sport, dport;
+	bool ok;
+
+	if (!ends(fd, &family, &sport, &dport))
+		return false;
+	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0)
+		return false;
+	ok = request(nl, family, sport, dport) && answers(nl, out);
+	close(nl);
+	return ok;
+}

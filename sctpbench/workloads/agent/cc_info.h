@@ -1,0 +1,29 @@
+/* The primary path's congestion state as the kernel keeps it (sock_diag).
+ *
+ * SCTP_GET_PEER_ADDR_INFO gives a path's cwnd but not its ssthresh, flight
+ * size or partial_bytes_acked. Linux hands those out only through the
+ * SCTP sock_diag (inet_diag) netlink dump, as `struct sctp_info`, for the
+ * association's primary path: enough to see what a primary change did to
+ * the new primary's congestion state (issue 26's alpha-scaled cwnd and
+ * ssthresh). A kernel without CONFIG_INET_SCTP_DIAG answers nothing.
+ */
+#ifndef SCTPBENCH_CC_INFO_H
+#define SCTPBENCH_CC_INFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct cc_info {
+	struct sockaddr_storage primary; /* the path the figures are of */
+	uint32_t cwnd;
+	uint32_t ssthresh;
+	uint32_t flight_size;
+	uint32_t partial_bytes_acked;
+};
+
+/* Fills *out for the association of the one-to-one SCTP socket fd (found
+ * by its local and peer ports); false when the kernel gave nothing. */
+bool cc_info_read(int fd, struct cc_info *out);
+
+#endif
