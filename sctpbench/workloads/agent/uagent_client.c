@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "control.h"
 #include "diag.h"
+#include "usampler.h"
 #include "usched.h"
 #include "waiting.h"
 
@@ -39,6 +40,7 @@ struct client {
 	uint64_t sent;
 	int64_t next_due, gen_end, drain_end;
 	bool blocked;
+	struct usampler sampler;       /* `path` records */
 	struct sched_runner scheduler; /* with scheduling_on */
 	bool scheduling_on;            /* --scheduler other than primary */
 };
@@ -193,6 +195,7 @@ static void on_event(struct client *c, const struct ustack_rx *rx)
 			return;
 		}
 		c->phase = WAITING;
+		usampler_start(&c->sampler, now_ns());
 		reply("ready\n");
 		break;
 	case USTACK_EV_ADDR:
@@ -240,6 +243,8 @@ static int64_t next_deadline(const struct client *c)
 {
 	int64_t d = records_flush_deadline(c->rec);
 
+	if (usampler_deadline(&c->sampler) < d)
+		d = usampler_deadline(&c->sampler);
 	if (c->phase == SENDING && !c->blocked && c->next_due < d)
 		d = c->next_due;
 	if (c->phase == SENDING && c->gen_end < d)
@@ -262,6 +267,8 @@ static void loop(struct client *c)
 			break;
 		}
 		generate(c);
+		if (c->phase != CONNECTING)
+			usampler_poll(&c->sampler, c->s, c->rec, now);
 		if (c->phase == DRAINING && now >= c->drain_end) {
 			records_event(c->rec, now, "drain_timeout", NULL);
 			c->outcome = FINISHED;
@@ -299,6 +306,7 @@ int uagent_client_run(const struct config *cfg, const struct ustack_params *p,
 	c.phase = CONNECTING;
 	c.outcome = RUNNING;
 	control_init(&c.ctl, STDIN_FILENO);
+	usampler_init(&c.sampler, cfg->sample_interval_ms);
 	c.sched = cfg->arrival == ARRIVAL_SCHEDULE ? &cfg->schedule : NULL;
 	payload_size = c.sched != NULL ? c.sched->max_size : cfg->size;
 	c.payload = calloc(1, payload_size < PAYLOAD_HEADER_BYTES ? PAYLOAD_HEADER_BYTES : payload_size);
@@ -326,6 +334,8 @@ int uagent_client_run(const struct config *cfg, const struct ustack_params *p,
 	}
 	if (c.outcome == RUNNING)
 		loop(&c);
+	if (c.outcome == FINISHED)
+		usampler_round(c.s, rec); /* the paths as the run left them */
 	records_end(rec, now_ns(), c.sent);
 	records_flush(rec);
 	ustack_close(c.s); /* starts the graceful SHUTDOWN */

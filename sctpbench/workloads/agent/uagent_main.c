@@ -63,8 +63,8 @@ static void write_meta(const struct config *cfg, const struct ustack_params *p, 
 	}
 	if (cfg->role == ROLE_CLIENT && cfg->scheduler_given)
 		records_meta(r, "scheduler", cfg->scheduler.text);
-	/* No path sampling on this stack yet: no `path` records. */
-	records_meta_i64(r, "sample_interval_ms", 0);
+	/* The client samples its paths (usampler.h); the server does not. */
+	records_meta_i64(r, "sample_interval_ms", cfg->role == ROLE_CLIENT ? cfg->sample_interval_ms : 0);
 	records_meta_i64(r, "udp_port", p->udp_port);
 	records_meta_i64(r, "remote_udp_port", p->remote_udp_port);
 	records_meta_opt(r, "rto_min_ms", p->has_rto_min, p->rto_min_ms);

@@ -32,3 +32,42 @@ int upaths_describe(struct ustack_sock *s, const struct sockaddr_storage *addr, 
 	out->mtu = pi.spinfo_mtu;
 	return 0;
 }
+
+int upaths_peers(struct ustack_sock *s, struct addr_list *out)
+{
+	struct sockaddr *addrs = NULL;
+	int n = usrsctp_getpaddrs(s->so, 0, &addrs);
+	const unsigned char *p = (const unsigned char *)addrs;
+
+	out->n = 0;
+	if (n <= 0) {
+		if (addrs != NULL)
+			usrsctp_freepaddrs(addrs);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct sockaddr *sa = (const struct sockaddr *)p;
+		size_t len = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+
+		if (out->n < ADDR_LIST_MAX) {
+			memset(&out->a[out->n], 0, sizeof(out->a[out->n]));
+			memcpy(&out->a[out->n], p, len);
+			out->n++;
+		}
+		p += len;
+	}
+	usrsctp_freepaddrs(addrs);
+	return 0;
+}
+
+int upaths_primary(struct ustack_sock *s, struct sockaddr_storage *out)
+{
+	struct sctp_status st;
+	socklen_t len = sizeof(st);
+
+	memset(&st, 0, sizeof(st));
+	if (usrsctp_getsockopt(s->so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) != 0)
+		return -1;
+	memcpy(out, &st.sstat_primary.spinfo_address, sizeof(*out));
+	return 0;
+}
