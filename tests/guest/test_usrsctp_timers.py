@@ -2,8 +2,9 @@
 tests/guest/test_timeouts.py checks the Linux stack: after the primary path fails, each
 retransmission timeout read from the client's own captures (SCTP over UDP) comes one RTO
 (doubling, capped at RTO.max) after the timer started, within usrsctp's coarser timing, the path
-is reported unreachable just after the last of them, within the timer model's bound, and the client's `path` records (usrsctp's SCTP_GET_PEER_ADDR_INFO, SRTT in ms)
-show the failed path's RTO backing off and the path going INACTIVE. On virtual time."""
+is reported unreachable just after the last of them, within the timer model's bound, and the
+client's `path` records (usrsctp's SCTP_GET_PEER_ADDR_INFO, SRTT in ms) show the failed path's
+RTO backing off and the path going INACTIVE. On virtual time."""
 
 from __future__ import annotations
 
