@@ -33,6 +33,11 @@ CHUNK_NAMES = {
     193: "ASCONF",
 }
 DATA_B_BIT = 0x02  # first fragment of a user message: its payload starts with the agent's header
+# SCTP over UDP (RFC 6951), as the usrsctp agent sends it (docs/stacks.md): decoded as SCTP,
+# its 8-byte UDP header skipped.
+UDP_ENCAPS_PORT = 9899
+UDP_HEADER = 8
+IPPROTO_UDP = 17
 
 
 class CaptureError(Exception):
@@ -159,11 +164,15 @@ def _ip_header(layers: dict[str, Any], data: bytes) -> tuple[int, int, int, str,
     else:
         return None
     if name == "ip":
-        return (at, (data[at] & 0x0F) * 4, int(_first(fields["ip.len"])), _first(fields["ip.src"]),
+        header = (data[at] & 0x0F) * 4
+        if int(_first(fields["ip.proto"])) == IPPROTO_UDP:
+            header += UDP_HEADER
+        return (at, header, int(_first(fields["ip.len"])), _first(fields["ip.src"]),
                 _first(fields["ip.dst"]), int(_first(fields["ip.id"]), 16))
-    # SCTP follows the fixed header directly: the kernel adds no extension header to it.
+    # SCTP (or its UDP header) follows the fixed header directly: no extension header.
     plen = int(_first(fields["ipv6.plen"]))
-    return at, IPV6_HEADER, IPV6_HEADER + plen, _first(fields["ipv6.src"]), _first(fields["ipv6.dst"]), 0
+    header = IPV6_HEADER + (UDP_HEADER if int(_first(fields["ipv6.nxt"])) == IPPROTO_UDP else 0)
+    return at, header, IPV6_HEADER + plen, _first(fields["ipv6.src"]), _first(fields["ipv6.dst"]), 0
 
 
 def _packet(layers: dict[str, Any]) -> Packet | None:
@@ -200,7 +209,8 @@ def read(path: Path, where: str | None = None) -> list[Packet]:
     tshark display filter) only those it matches, which spares decoding the rest (index:
     the position among those)."""
     shown = "(ip || ipv6) && sctp" + (f" && ({where})" if where else "")
-    argv = ["tshark", "-r", str(path), "-n", "-Y", shown, "-T", "json", "-x", "-j", "frame ip ipv6"]
+    argv = ["tshark", "-r", str(path), "-n", "-d", f"udp.port=={UDP_ENCAPS_PORT},sctp", "-Y", shown, "-T", "json",
+            "-x", "-j", "frame ip ipv6"]
     try:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=TSHARK_TIMEOUT_S)
     except FileNotFoundError:

@@ -249,8 +249,8 @@ def _check_references(exp: Experiment, source: Source) -> None:
 
 
 def _check_stack(exp: Experiment, a: Workload, where: tuple[str, ...], fail: Any) -> None:
-    """What an association on usrsctp can have: its sctp: keys that usrsctp has, a message
-    workload without path policies or schedulers; `usrsctp:` only on that stack."""
+    """What an association on usrsctp can have: its sctp: keys that usrsctp has, a signaling
+    or mix workload (no lifetimes) without path policies; `usrsctp:` only on that stack."""
     if a.stack != "usrsctp":
         if a.usrsctp is not None:
             fail(where + ("usrsctp",), "goes with stack: usrsctp only")
@@ -260,11 +260,35 @@ def _check_stack(exp: Experiment, a: Workload, where: tuple[str, ...], fail: Any
         own = a.sctp is not None and getattr(a.sctp, key) is not None
         fail((where if own else ()) + ("sctp", key), f"has no meaning on stack usrsctp; allowed: "
                                                      f"{', '.join(stacks.USRSCTP_OPTIONS)}")
-    for key, value, default in (("type", a.type, "signaling"), ("policy", a.policy, "static"),
-                                ("scheduler", a.scheduler, SCHEDULER_DEFAULT), ("signal", a.signal, None)):
+    if a.type == "video":
+        fail(where + ("type",), "stack: usrsctp runs signaling messages without path policies; allowed: "
+                                "signaling, mix")
+    for i, stream in enumerate(a.mix or []):
+        if stream.lifetime is not None:
+            fail(where + ("mix", str(i), "lifetime"), "has no meaning on stack usrsctp (PR-SCTP is not set up there)")
+    for key, value, default in (("policy", a.policy, "static"), ("signal", a.signal, None)):
         if value != default:
-            fail(where + (key,), f"stack: usrsctp runs signaling messages on the stack's own paths; allowed: "
+            fail(where + (key,), f"stack: usrsctp runs signaling messages without path policies; allowed: "
                                  f"{default if default is not None else 'none'}")
+    _check_usrsctp_scheduler(a, where, fail)
+
+
+def _check_usrsctp_scheduler(a: Workload, where: tuple[str, ...], fail: Any) -> None:
+    """A per-message scheduler on usrsctp: not with its CMT on (which chooses each chunk's
+    path itself), without hz (usrsctp gives SRTT in ms), and with the first-come stream
+    scheduler only (the agent's default then; the others spin, workloads/agent/usched.h)."""
+    if a.scheduler == SCHEDULER_DEFAULT:
+        return
+    cmt = a.usrsctp.cmt if a.usrsctp is not None else None
+    if cmt:
+        fail(where + ("scheduler",), f"has no meaning with usrsctp cmt: {cmt} (CMT chooses each chunk's path "
+                                     "itself); set cmt: 0 or scheduler: primary")
+    if "hz=" in a.scheduler.partition(":")[2]:
+        fail(where + ("scheduler",), "hz has no meaning on stack usrsctp (it reports SRTT in ms)")
+    ss = a.usrsctp.stream_scheduler if a.usrsctp is not None else None
+    if ss not in (None, "first-come"):
+        fail(where + ("usrsctp", "stream_scheduler"), f"{ss} with a per-message scheduler: usrsctp 0.9.5.0 spins "
+                                                      "(docs/stacks.md); allowed: first-come (the default then)")
 
 
 def _check_sctp(p: SctpParams, loc: tuple[str, ...], fail: Any) -> None:

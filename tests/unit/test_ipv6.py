@@ -207,3 +207,34 @@ def test_captures_read_sctp_over_ipv6_and_ipv4_alike(tmp_path: Path) -> None:
     assert (six.src, six.dst, six.ip_id, six.length) == ("2001:2::1", "2001:2::2", 0, 14 + 40 + 228)
     assert (six.chunks[0].tsn, six.chunks[0].seq, six.chunks[0].t_gen_ns) == (7, 3, 42)
     assert (four.src, four.ip_id, four.chunks[0].seq, four.index) == ("198.18.0.1", 9, 4, 1)
+
+
+def _udp(sctp: bytes, port: int = 9899) -> bytes:
+    return struct.pack("!HHHH", port, port, 8 + len(sctp), 0) + sctp
+
+
+def _frame4_udp(src: str, dst: str, ip_id: int, sctp: bytes) -> bytes:
+    udp = _udp(sctp)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 2, 20 + len(udp), ip_id, 0x4000, 64, 17, 0,
+                     ipaddress.IPv4Address(src).packed, ipaddress.IPv4Address(dst).packed)
+    return bytes(6) + bytes(6) + b"\x08\x00" + ip + udp
+
+
+def _frame6_udp(src: str, dst: str, sctp: bytes) -> bytes:
+    udp = _udp(sctp)
+    ip = struct.pack("!IHBB16s16s", 6 << 28, len(udp), 17, 64,
+                     ipaddress.IPv6Address(src).packed, ipaddress.IPv6Address(dst).packed)
+    return bytes(6) + bytes(6) + b"\x86\xdd" + ip + udp
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+def test_captures_read_sctp_over_udp_as_the_usrsctp_stack_sends_it(tmp_path: Path) -> None:
+    """usrsctp's packets are SCTP inside UDP port 9899 (docs/stacks.md): their chunks are read
+    past the UDP header, so HoLB and path shares come from usrsctp runs' captures too."""
+    pcap = tmp_path / "x.pcap"
+    _write_pcap(pcap, [_frame4_udp("198.18.0.1", "198.18.0.2", 5, _sctp_data(11, 6, 44)),
+                       _frame6_udp("2001:2::1", "2001:2::2", _sctp_data(12, 7, 45))], snaplen=512)
+    four, six = captures.read(pcap, "sctp.chunk_type == 0")
+    assert (four.src, four.ip_id, four.sport, four.vtag) == ("198.18.0.1", 5, 40000, 0xABCD)
+    assert (four.chunks[0].tsn, four.chunks[0].seq, four.chunks[0].t_gen_ns) == (11, 6, 44)
+    assert (six.dst, six.chunks[0].tsn, six.chunks[0].seq) == ("2001:2::2", 12, 7)

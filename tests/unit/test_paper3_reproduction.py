@@ -1,10 +1,12 @@
-"""reproductions/000-paper3-cmt: its campaign plans (every configuration loaded and planned, as
-`campaign run --dry-run` does) and its claims name the campaign's metrics, axes and values."""
+"""reproductions/000-paper3-cmt: its campaigns (Linux, and usrsctp in campaign-usrsctp.yaml) plan
+(every configuration loaded and planned, as `campaign run --dry-run` does) and their claims name
+the campaign's metrics, axes and values."""
 
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from sctpbench.campaign import spec
@@ -15,18 +17,24 @@ FOLDER = ROOT / "reproductions/000-paper3-cmt"
 KINDS = {"less", "greater", "lowest", "highest", "ratio_at_least", "ratio_at_most", "above", "below", "same"}
 
 
-def test_the_campaign_plans_every_run(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "campaign", "run", str(FOLDER / "campaign.yaml"), "--dry-run",
+CAMPAIGNS = [("campaign.yaml", "claims.yaml", "24 runs (8 configurations × 3 repetitions)"),
+             ("campaign-usrsctp.yaml", "claims-usrsctp.yaml", "16 runs (8 configurations × 2 repetitions)")]
+
+
+@pytest.mark.parametrize("campaign, claims_file, runs", CAMPAIGNS)
+def test_the_campaign_plans_every_run(tmp_path: Path, campaign: str, claims_file: str, runs: str) -> None:
+    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "campaign", "run", str(FOLDER / campaign), "--dry-run",
                         "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert "24 runs (8 configurations × 3 repetitions)" in r.stdout + r.stderr
+    assert runs in r.stdout + r.stderr
 
 
-def test_the_claims_name_what_the_campaign_has() -> None:
-    loaded = spec.load(FOLDER / "campaign.yaml")
+@pytest.mark.parametrize("campaign, claims_file, runs", CAMPAIGNS)
+def test_the_claims_name_what_the_campaign_has(campaign: str, claims_file: str, runs: str) -> None:
+    loaded = spec.load(FOLDER / campaign)
     values = {k: v for axis in loaded.axes for k, v in axis.items()}
-    claims = yaml.safe_load((FOLDER / "claims.yaml").read_text())
-    assert claims["campaign"] == "campaign.yaml" and claims["paper"].startswith("seed 000: ")
+    claims = yaml.safe_load((FOLDER / claims_file).read_text())
+    assert claims["campaign"] == campaign and claims["paper"].startswith("seed 000: ")
     ids = [c["id"] for c in claims["claims"]]
     assert len(ids) == len(set(ids))
     for c in claims["claims"]:
@@ -39,3 +47,10 @@ def test_the_claims_name_what_the_campaign_has() -> None:
             assert key in values, (c["id"], key)
         if c["kind"] in ("lowest", "highest"):
             assert c["which"] in values[c["among"]]
+
+
+def test_usrsctp_checks_the_same_claims_as_linux() -> None:
+    """The two stacks' verdicts compare only if their claims are the same checks."""
+    linux, usrsctp = (yaml.safe_load((FOLDER / f).read_text()) for f in ("claims.yaml", "claims-usrsctp.yaml"))
+    assert usrsctp["claims"] == linux["claims"] and usrsctp["paper"] == linux["paper"]
+    assert [yaml.safe_load((FOLDER / f).read_text())["seed"] for f in ("campaign.yaml", "campaign-usrsctp.yaml")] == [1, 1]

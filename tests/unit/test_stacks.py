@@ -58,13 +58,36 @@ def test_usrsctp_gets_its_agent_and_the_mapped_options(tmp_path: Path) -> None:
                                           "rto_initial, rto_min, rto_max"),
     (", stack: usrsctp, sctp: {sndbuf: 64KiB}", "", "x.yaml:6: workload.sctp.sndbuf: has no meaning on stack usrsctp"),
     (", usrsctp: {cmt: 1}", "", "workload.usrsctp: goes with stack: usrsctp only"),
-    (", stack: usrsctp, scheduler: round-robin", "", "workload.scheduler: stack: usrsctp runs signaling messages"),
+    (", stack: usrsctp, policy: rtt-ratio", "", "workload.policy: stack: usrsctp runs signaling messages without path "
+                                           "policies"),
+    (", stack: usrsctp, scheduler: round-robin, usrsctp: {cmt: 1}", "",
+     "workload.scheduler: has no meaning with usrsctp cmt: 1 (CMT chooses each chunk's path itself)"),
+    (", stack: usrsctp, scheduler: 'dynamic-path:hz=250'", "", "workload.scheduler: hz has no meaning on stack usrsctp"),
+    (", stack: usrsctp, scheduler: static-stream, usrsctp: {stream_scheduler: default}", "",
+     "workload.usrsctp.stream_scheduler: default with a per-message scheduler: usrsctp 0.9.5.0 spins"),
     (", stack: usrsctp, usrsctp: {cmt: 5}", "", "cmt"),
 ])
 def test_what_usrsctp_cannot_do_is_refused_in_one_line(tmp_path: Path, workload: str, sctp: str, expected: str) -> None:
     with pytest.raises(SpecError) as e:
         _load(tmp_path, workload, sctp)
     assert expected in str(e.value) and "\n" not in str(e.value).strip(), str(e.value)
+
+
+@pytest.mark.parametrize("scheduler", ["round-robin", "static-stream", "dynamic-path", "stream-aware:margin=5"])
+def test_a_per_message_scheduler_runs_on_usrsctp_with_cmt_off(tmp_path: Path, scheduler: str) -> None:
+    for own in ("", ", usrsctp: {cmt: 0, stream_scheduler: first-come}"):
+        argv = _argv(_load(tmp_path, f", stack: usrsctp, scheduler: '{scheduler}'{own}"), "client")
+        assert argv[0].endswith("sctpbench-agent-usrsctp")
+        assert argv[argv.index("--scheduler") + 1] == scheduler
+
+
+def test_a_mix_runs_on_usrsctp_as_a_schedule_file_without_lifetimes(tmp_path: Path) -> None:
+    mix = ", type: mix, mix: [{size: 200B, gap: 10ms, stream: 1}]"
+    argv = _argv(_load(tmp_path, ", stack: usrsctp, scheduler: round-robin" + mix), "client")
+    assert argv[0].endswith("sctpbench-agent-usrsctp")
+    assert argv[argv.index("--arrival") + 1] == "schedule" and "--schedule" in argv
+    with pytest.raises(SpecError, match=r"workload\.mix\.0\.lifetime: has no meaning on stack usrsctp"):
+        _load(tmp_path, ", stack: usrsctp, type: mix, mix: [{size: 200B, gap: 10ms, lifetime: 50ms}]")
 
 
 def test_a_usrsctp_run_needs_the_usrsctp_agent_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

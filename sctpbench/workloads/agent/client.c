@@ -8,7 +8,7 @@
 #include "notify.h"
 #include "rxmsg.h"
 #include "sampler.h"
-#include "sched_run.h"
+#include "sched_kernel.h"
 #include "sctpapi.h"
 #include "sockopts.h"
 #include "waiting.h"

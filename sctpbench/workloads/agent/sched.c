@@ -65,6 +65,7 @@ static int parse_pair(struct sched_params *p, char *item, char *err, size_t errl
 		if (!parse_number(eq + 1, 1, 10000, &v) || v != floor(v))
 			return fail(err, errlen, "bad hz '%.40s' (1-10000)", eq + 1);
 		p->hz = (unsigned)v;
+		p->hz_given = true;
 	} else {
 		if (!parse_number(eq + 1, 0, 60000, &v))
 			return fail(err, errlen, "bad margin '%.40s' (0-60000 ms)", eq + 1);

@@ -54,6 +54,7 @@ struct sched_params {
 	enum sched_kind kind;
 	char text[SCHED_TEXT_MAX]; /* the option as given, for `meta scheduler` */
 	unsigned hz;               /* hz=N: kernel HZ, to read SRTT jiffies; default 1000 */
+	bool hz_given;             /* hz= was given (usrsctp refuses it: SRTT in ms) */
 	double margin_ms;          /* stream-aware: margin=MS, default 0 */
 };
 

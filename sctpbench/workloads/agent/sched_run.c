@@ -1,13 +1,10 @@
 #include "sched_run.h"
 
-#include "path_state.h"
-
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 
 int sched_runner_init(struct sched_runner *sr, const struct sched_params *p,
 		      const struct addr_list *peers)
@@ -22,36 +19,15 @@ void sched_runner_free(struct sched_runner *sr)
 	sched_free(&sr->st);
 }
 
-/* One path as the stack describes it now; unknown if it will not say. */
-static void describe(struct sched_runner *sr, int fd, sctp_assoc_t assoc, size_t i)
+void sched_runner_unknown(struct sched_runner *sr, size_t i)
 {
-	struct sctp_paddrinfo pi;
-	socklen_t len = sizeof(pi);
-	struct sched_path *x = &sr->paths[i];
-
-	memset(x, 0, sizeof(*x));
-	memset(&pi, 0, sizeof(pi));
-	pi.spinfo_assoc_id = assoc;
-	/* Packed struct: no pointer to the embedded address is ever formed. */
-	memcpy((unsigned char *)&pi + offsetof(struct sctp_paddrinfo, spinfo_address),
-	       &sr->peers->a[i], sizeof(sr->peers->a[i]));
-	sr->state[i] = -1;
-	if (getsockopt(fd, IPPROTO_SCTP, SCTP_GET_PEER_ADDR_INFO, &pi, &len) != 0)
-		return;
-	sr->state[i] = pi.spinfo_state;
-	x->known = true;
-	x->active = pi.spinfo_state == SCTP_ACTIVE;
-	/* spinfo_srtt is in jiffies on Linux 6.1 (see the policies' hz). */
-	x->srtt_ms = (double)pi.spinfo_srtt * 1000.0 / sr->st.p.hz;
-	x->rto_ms = pi.spinfo_rto;
-	x->cwnd = pi.spinfo_cwnd;
+	memset(&sr->paths[i], 0, sizeof(sr->paths[i]));
+	sr->state[i] = "UNKNOWN";
 }
 
-const struct sockaddr_storage *sched_runner_choose(struct sched_runner *sr, int fd, sctp_assoc_t assoc,
-						   int64_t now, unsigned stream, bool unordered, uint64_t size)
+const struct sockaddr_storage *sched_runner_decide(struct sched_runner *sr, int64_t now, unsigned stream,
+						   bool unordered, uint64_t size)
 {
-	for (size_t i = 0; i < sr->st.n_paths; i++)
-		describe(sr, fd, assoc, i);
 	sched_choose(&sr->st, now, sr->paths, stream, unordered, size, &sr->choice);
 	sr->chosen_at = now;
 	return sr->choice.path >= 0 ? &sr->peers->a[sr->choice.path] : NULL;
@@ -89,7 +65,7 @@ void sched_runner_sent(struct sched_runner *sr, struct records *r, uint64_t seq,
 		const struct sched_path *x = &sr->paths[i];
 
 		len = append(line, len, sizeof(line), "\t%s,%s", addr_format(&sr->peers->a[i], a),
-			     x->known ? path_state_name(sr->state[i]) : "UNKNOWN");
+			     x->known ? sr->state[i] : "UNKNOWN");
 		if (x->known)
 			len = append(line, len, sizeof(line), ",%.1f,%" PRIu32 ",%.0f,%.1f,%.1f", c->srtt_ms[i],
 				     x->cwnd, c->queued_bytes[i], c->edt_ms[i], c->eff_ms[i]);

@@ -1,6 +1,6 @@
 /* sctpbench-agent-usrsctp's client: connects, says `ready` at COMM_UP,
- * sends the message workload from `start T` on (periodic, Poisson or
- * saturate, as the kernel agent), drains until everything is
+ * sends the message workload from `start T` on (periodic, Poisson,
+ * saturate or a schedule file without lifetimes, as the kernel agent), drains until everything is
  * acknowledged, and closes gracefully.  The path commands of the kernel
  * agent (primary, addaddr, ...) are answered `err WORD unsupported`. */
 #include "uagent.h"
@@ -8,6 +8,8 @@
 #include "clock.h"
 #include "control.h"
 #include "diag.h"
+#include "usampler.h"
+#include "usched.h"
 #include "waiting.h"
 
 #include <errno.h>
@@ -30,6 +32,7 @@ struct client {
 	struct ustack_sock *s;
 	struct control ctl;
 	struct arrival arrival;
+	const struct schedule *sched; /* --arrival schedule, else NULL */
 	unsigned char *payload;
 	enum phase phase;
 	enum outcome outcome;
@@ -37,6 +40,9 @@ struct client {
 	uint64_t sent;
 	int64_t next_due, gen_end, drain_end;
 	bool blocked;
+	struct usampler sampler;       /* `path` records */
+	struct sched_runner scheduler; /* with scheduling_on */
+	bool scheduling_on;            /* --scheduler other than primary */
 };
 
 static void reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -74,6 +80,9 @@ static void generate(struct client *c)
 	while (c->phase == SENDING && !c->blocked) {
 		int64_t t_gen = now_ns(), t_sent;
 		unsigned stream = (unsigned)(c->sent % c->streams);
+		const struct sockaddr_storage *to = NULL;
+		uint64_t size = c->cfg->size;
+		bool unordered = c->cfg->unordered;
 		ssize_t n;
 
 		if ((saturate ? t_gen : c->next_due) >= c->gen_end) {
@@ -82,9 +91,19 @@ static void generate(struct client *c)
 		}
 		if (c->next_due > t_gen)
 			return;
+		if (c->sched != NULL) {
+			/* arrival_next() ends the run after the file's last message. */
+			const struct schedule_msg *m = &c->sched->m[c->sent];
+
+			size = m->size;
+			stream = m->stream;
+			unordered = m->unordered;
+		}
 		put_be64(c->payload, c->sent);
 		put_be64(c->payload + 8, (uint64_t)t_gen);
-		n = ustack_send(c->s, c->payload, c->cfg->size, stream, c->cfg->unordered);
+		if (c->scheduling_on) /* chosen anew on a retry after EWOULDBLOCK */
+			to = usched_choose(&c->scheduler, c->s, t_gen, stream, unordered, size);
+		n = ustack_send(c->s, c->payload, size, stream, unordered, to);
 		if (n < 0) {
 			if (errno == EWOULDBLOCK || errno == EAGAIN) {
 				c->blocked = true;
@@ -95,7 +114,9 @@ static void generate(struct client *c)
 			return;
 		}
 		t_sent = now_ns();
-		records_tx(c->rec, t_gen, c->sent, stream, c->cfg->size, t_sent,
+		if (c->scheduling_on)
+			sched_runner_sent(&c->scheduler, c->rec, c->sent, stream, unordered, size);
+		records_tx(c->rec, t_gen, c->sent, stream, size, t_sent,
 			   saturate ? RECORDS_NO_TIME : c->next_due);
 		c->sent++;
 		c->next_due = arrival_next(&c->arrival);
@@ -112,7 +133,7 @@ static void on_start(struct client *c, int64_t t0)
 	}
 	snprintf(text, sizeof(text), "%" PRId64, t0);
 	records_event(c->rec, now_ns(), "start", text);
-	arrival_init(&c->arrival, c->cfg->arrival, c->cfg->rate, c->cfg->seed, NULL, t0);
+	arrival_init(&c->arrival, c->cfg->arrival, c->cfg->rate, c->cfg->seed, c->sched, t0);
 	c->next_due = arrival_next(&c->arrival);
 	c->gen_end = t0 + c->cfg->duration_ms * NS_PER_MS;
 	c->phase = SENDING;
@@ -156,7 +177,14 @@ static void on_event(struct client *c, const struct ustack_rx *rx)
 {
 	switch (rx->ev) {
 	case USTACK_EV_COMM_UP:
-		c->streams = c->cfg->send_streams != 0 ? c->cfg->send_streams : rx->outstreams;
+		c->streams = c->cfg->send_streams != 0 && c->sched == NULL ? c->cfg->send_streams : rx->outstreams;
+		if (c->sched != NULL && c->sched->n > 0 && c->sched->max_stream >= rx->outstreams) {
+			diag("%s:%zu: stream %u but the association has %u outbound streams",
+			     c->cfg->schedule_path, c->sched->max_stream_line, (unsigned)c->sched->max_stream,
+			     rx->outstreams);
+			c->outcome = FAILED;
+			return;
+		}
 		if (c->streams == 0 || c->streams > rx->outstreams) {
 			diag("--send-streams %u: the association has %u", c->streams, rx->outstreams);
 			c->outcome = FAILED;
@@ -167,6 +195,7 @@ static void on_event(struct client *c, const struct ustack_rx *rx)
 			return;
 		}
 		c->phase = WAITING;
+		usampler_start(&c->sampler, now_ns());
 		reply("ready\n");
 		break;
 	case USTACK_EV_ADDR:
@@ -214,6 +243,8 @@ static int64_t next_deadline(const struct client *c)
 {
 	int64_t d = records_flush_deadline(c->rec);
 
+	if (usampler_deadline(&c->sampler) < d)
+		d = usampler_deadline(&c->sampler);
 	if (c->phase == SENDING && !c->blocked && c->next_due < d)
 		d = c->next_due;
 	if (c->phase == SENDING && c->gen_end < d)
@@ -236,6 +267,8 @@ static void loop(struct client *c)
 			break;
 		}
 		generate(c);
+		if (c->phase != CONNECTING)
+			usampler_poll(&c->sampler, c->s, c->rec, now);
 		if (c->phase == DRAINING && now >= c->drain_end) {
 			records_event(c->rec, now, "drain_timeout", NULL);
 			c->outcome = FINISHED;
@@ -264,18 +297,35 @@ int uagent_client_run(const struct config *cfg, const struct ustack_params *p,
 		      struct records *rec)
 {
 	struct client c;
+	uint64_t payload_size;
 
+	(void)p; /* usched_prepare has checked the scheduler against it */
 	memset(&c, 0, sizeof(c));
 	c.cfg = cfg;
 	c.rec = rec;
 	c.phase = CONNECTING;
 	c.outcome = RUNNING;
 	control_init(&c.ctl, STDIN_FILENO);
-	c.payload = calloc(1, cfg->size < PAYLOAD_HEADER_BYTES ? PAYLOAD_HEADER_BYTES : cfg->size);
-	if (cfg->arrival == ARRIVAL_SCHEDULE || cfg->policy_given || cfg->scheduler_given) {
-		diag("the usrsctp agent runs periodic, poisson and saturate loads, "
-		     "without --policy or --scheduler");
+	usampler_init(&c.sampler, cfg->sample_interval_ms);
+	c.sched = cfg->arrival == ARRIVAL_SCHEDULE ? &cfg->schedule : NULL;
+	payload_size = c.sched != NULL ? c.sched->max_size : cfg->size;
+	c.payload = calloc(1, payload_size < PAYLOAD_HEADER_BYTES ? PAYLOAD_HEADER_BYTES : payload_size);
+	if (cfg->policy_given) {
+		diag("the usrsctp agent runs without --policy");
 		c.outcome = FAILED;
+	}
+	if (c.sched != NULL && c.sched->any_lifetime) {
+		/* PR-SCTP is not set up on this stack: a lifetime would be ignored. */
+		diag("%s: message lifetimes (PR-SCTP) are not supported on usrsctp", cfg->schedule_path);
+		c.outcome = FAILED;
+	}
+	if (c.outcome == RUNNING && cfg->scheduler.kind != SCHED_PRIMARY) {
+		if (sched_runner_init(&c.scheduler, &cfg->scheduler, &cfg->peer) != 0) {
+			diag_errno(errno, "allocating the scheduler's stream table");
+			c.outcome = FAILED;
+		} else {
+			c.scheduling_on = true;
+		}
 	}
 	if (c.outcome == RUNNING) {
 		c.s = ustack_open(p, uagent_family(cfg), &cfg->local, 0);
@@ -284,10 +334,14 @@ int uagent_client_run(const struct config *cfg, const struct ustack_params *p,
 	}
 	if (c.outcome == RUNNING)
 		loop(&c);
+	if (c.outcome == FINISHED)
+		usampler_round(c.s, rec); /* the paths as the run left them */
 	records_end(rec, now_ns(), c.sent);
 	records_flush(rec);
 	ustack_close(c.s); /* starts the graceful SHUTDOWN */
 	free(c.payload);
+	if (c.scheduling_on)
+		sched_runner_free(&c.scheduler);
 	if (c.outcome != FINISHED)
 		return 1;
 	ustack_finish(SHUTDOWN_GRACE_MS);

@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "records.h"
 #include "uagent.h"
+#include "usched.h"
 #include "ustack.h"
 #include "waiting.h"
 
@@ -37,7 +38,19 @@ static void write_meta(const struct config *cfg, const struct ustack_params *p, 
 	if (cfg->role == ROLE_CLIENT)
 		records_meta(r, "peer", cfg->peer_text);
 	records_meta_i64(r, "port", cfg->port);
-	if (cfg->role == ROLE_CLIENT) {
+	if (cfg->role == ROLE_CLIENT && cfg->arrival == ARRIVAL_SCHEDULE) {
+		/* As the kernel agent: what the schedule file decides is `-`. */
+		records_meta(r, "size", "-");
+		records_meta(r, "rate", "-");
+		records_meta(r, "arrival", arrival_kind_name(cfg->arrival));
+		records_meta(r, "seed", "-");
+		records_meta_i64(r, "duration_ms", cfg->duration_ms);
+		records_meta(r, "unordered", "-");
+		records_meta(r, "send_streams", "-");
+		records_meta_i64(r, "drain_timeout_ms", cfg->drain_timeout_ms);
+		records_meta(r, "schedule", cfg->schedule_path);
+		records_meta_i64(r, "schedule_messages", (int64_t)cfg->schedule.n);
+	} else if (cfg->role == ROLE_CLIENT) {
 		records_meta_i64(r, "size", (int64_t)cfg->size);
 		records_meta(r, "rate", cfg->rate_text != NULL ? cfg->rate_text : "-");
 		records_meta(r, "arrival", arrival_kind_name(cfg->arrival));
@@ -48,8 +61,10 @@ static void write_meta(const struct config *cfg, const struct ustack_params *p, 
 		records_meta_i64(r, "send_streams", cfg->send_streams);
 		records_meta_i64(r, "drain_timeout_ms", cfg->drain_timeout_ms);
 	}
-	/* No path sampling on this stack yet: no `path` records. */
-	records_meta_i64(r, "sample_interval_ms", 0);
+	if (cfg->role == ROLE_CLIENT && cfg->scheduler_given)
+		records_meta(r, "scheduler", cfg->scheduler.text);
+	/* The client samples its paths (usampler.h); the server does not. */
+	records_meta_i64(r, "sample_interval_ms", cfg->role == ROLE_CLIENT ? cfg->sample_interval_ms : 0);
 	records_meta_i64(r, "udp_port", p->udp_port);
 	records_meta_i64(r, "remote_udp_port", p->remote_udp_port);
 	records_meta_opt(r, "rto_min_ms", p->has_rto_min, p->rto_min_ms);
@@ -102,6 +117,10 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return rc;
 	copy_common(&cfg.opts, &p);
+	if (cfg.role == ROLE_CLIENT && usched_prepare(&cfg.scheduler, &p) != 0) {
+		cli_free(&cfg);
+		return 2;
+	}
 
 	if (waiting_init() != 0) {
 		diag_errno(errno, "installing signal handling");

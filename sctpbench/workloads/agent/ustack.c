@@ -1,5 +1,6 @@
 /* The usrsctp socket layer (see ustack.h). */
 #include "ustack.h"
+#include "ustack_sock.h"
 
 #include "clock.h"
 #include "diag.h"
@@ -19,11 +20,6 @@
 #define SCTP_CMT_ON_OFF 0x00001200
 #endif
 
-struct ustack_sock {
-	struct socket *so;
-	int wake[2]; /* the upcall writes [1], the poll loop reads [0] */
-	bool subscribed_dry;
-};
 
 /* ---- command line ---------------------------------------------------- */
 
@@ -536,14 +532,22 @@ int ustack_recv(struct ustack_sock *s, void *buf, size_t cap, struct ustack_rx *
 }
 
 ssize_t ustack_send(struct ustack_sock *s, const void *buf, size_t len,
-		    unsigned stream, bool unordered)
+		    unsigned stream, bool unordered, const struct sockaddr_storage *to)
 {
 	struct sctp_sndinfo si;
+	struct sockaddr_storage dest;
 
 	memset(&si, 0, sizeof(si));
 	si.snd_sid = (uint16_t)stream;
 	si.snd_flags = unordered ? SCTP_UNORDERED : 0;
-	return usrsctp_sendv(s->so, buf, len, NULL, 0, &si, sizeof(si), SCTP_SENDV_SNDINFO, 0);
+	if (to == NULL)
+		return usrsctp_sendv(s->so, buf, len, NULL, 0, &si, sizeof(si), SCTP_SENDV_SNDINFO, 0);
+	/* The message's chunks go to this address (the stream queue entry
+	 * keeps it as their destination) instead of the primary. */
+	dest = *to;
+	si.snd_flags |= SCTP_ADDR_OVER;
+	return usrsctp_sendv(s->so, buf, len, (struct sockaddr *)&dest, 1, &si, sizeof(si),
+			     SCTP_SENDV_SNDINFO, 0);
 }
 
 int ustack_want_dry(struct ustack_sock *s)

@@ -89,9 +89,11 @@ struct ustack_rx {
 /* 1: a message or event in *rx; 0: nothing more now; -1 (errno set): the
  * socket failed; errno 0 when the peer closed. */
 int ustack_recv(struct ustack_sock *s, void *buf, size_t cap, struct ustack_rx *rx);
-/* Bytes sent, or -1 (errno EWOULDBLOCK when the send buffer is full). */
+/* Bytes sent, or -1 (errno EWOULDBLOCK when the send buffer is full).
+ * to: the peer address the message goes to (SCTP_ADDR_OVER), or NULL for
+ * the stack's choice. */
 ssize_t ustack_send(struct ustack_sock *s, const void *buf, size_t len,
-		    unsigned stream, bool unordered);
+		    unsigned stream, bool unordered, const struct sockaddr_storage *to);
 /* Asks for a SENDER_DRY event once everything sent so far is acknowledged
  * (at once if it already is). */
 int ustack_want_dry(struct ustack_sock *s);
