@@ -68,6 +68,12 @@ class RunMetrics:
     new_path_rate_time_ms: Number = None
     competing_tcp_mbps: Number = None  # the competing TCP flows' throughput, summed (analysis/fairness.py)
     jain_fairness: Number = None  # Jain's index over TCP connections' and associations' throughputs
+    # From the captures (analysis/cumtsn.py): bulk progress, the chunks acknowledged (the
+    # cumulative TSN ack the sender holds) 10, 30, 60 and 120 s after the workload's start.
+    acked_at_10s: Number = None
+    acked_at_30s: Number = None
+    acked_at_60s: Number = None
+    acked_at_120s: Number = None
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: Path | str) -> RunMetrics:
@@ -102,7 +108,7 @@ TABULATED_METRICS: tuple[str, ...] = (
     "holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share", "sched_mtt_mean_ms", "sched_mtt_p99_ms",
     "reordered_chunks", "foreign_source_packets", "acked_0_5s_after_switch", "acked_1s_after_switch",
     "acked_2s_after_switch", "acked_4s_after_switch", "new_path_rate_time_ms",
-    "competing_tcp_mbps", "jain_fairness",
+    "competing_tcp_mbps", "jain_fairness", "acked_at_10s", "acked_at_30s", "acked_at_60s", "acked_at_120s",
 )
 assert set(HEADLINE_METRICS) <= set(TABULATED_METRICS) <= set(METRICS)
 
