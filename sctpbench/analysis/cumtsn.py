@@ -107,6 +107,11 @@ def summary(table: list[dict[str, Any]]) -> dict[str, Any]:
 # run metrics that hold them (RunMetrics: acked_0_5s_after_switch, …).
 ACKED_AFTER_S = (0.5, 1.0, 2.0, 4.0)
 ACKED_AFTER_METRICS = ("acked_0_5s_after_switch", "acked_1s_after_switch", "acked_2s_after_switch", "acked_4s_after_switch")
+# Seconds after the workload's start at which seed 002's figures (TSN against time over a
+# whole run) are read, and the run metrics that hold the chunks acknowledged by then
+# (RunMetrics: acked_at_10s, …).
+ACKED_AT_S = (10.0, 30.0, 60.0, 120.0)
+ACKED_AT_METRICS = ("acked_at_10s", "acked_at_30s", "acked_at_60s", "acked_at_120s")
 # The new path's rate is reached when the chunks acknowledged over RATE_WINDOW_NS come to
 # RATE_SHARE of what the path's configured rate carries in that time.
 RATE_WINDOW_NS = 500_000_000
@@ -137,6 +142,16 @@ def acked_after(curve: list[tuple[int, int]], switch_rel_ns: int, after_s: tuple
     at_switch, last = held_at(curve, switch_rel_ns), curve[-1][0]
     return [held_at(curve, t) - at_switch if t <= last else None
             for t in (switch_rel_ns + round(s * 1e9) for s in after_s)]
+
+
+def acked_at(curve: list[tuple[int, int]], start_rel_ns: int, end_rel_ns: int,
+             at_s: tuple[float, ...] = ACKED_AT_S) -> list[int | None]:
+    """Chunks acknowledged (the cumulative TSN ack held) at each of `at_s` seconds after the
+    workload's start: bulk progress at fixed times of the run. None for a moment after the
+    workload's end (`end_rel_ns`) or after the last SACK the captures hold."""
+    last = curve[-1][0] if curve else None
+    return [held_at(curve, t) if last is not None and t <= min(end_rel_ns, last) else None
+            for t in (start_rel_ns + round(s * 1e9) for s in at_s)]
 
 
 def time_to_rate(curve: list[tuple[int, int]], switch_rel_ns: int, chunks_per_s: float) -> int | None:

@@ -266,7 +266,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
     if notes:  # a stack default the experiment left unset shaped a result (analysis/stack_notes.py)
         summary["notes"] = [n.to_dict() for n in notes]
     for d in data:  # every association has every metric: None where no capture says it
-        per[d.plan.name]["metrics"] |= dict.fromkeys((*WIRE_COUNTS, *WIRE_AFTER_SWITCH))
+        per[d.plan.name]["metrics"] |= dict.fromkeys((*WIRE_COUNTS, *WIRE_AFTER_SWITCH, *WIRE_AT))
     if any(p.role == "capture" for p in plan.processes):
         summary["cum_tsn"], summary["asconf"], table = _from_captures(run_dir, data, backend)
         summary["wire"] = _wire(run_dir, data, backend, plan.links, handovers, table, per, run)
@@ -372,6 +372,7 @@ def _from_captures(run_dir: Path, data: list[AssociationData],
 # Capture-derived metrics: summed over associations (counts) or averaged (after a switch).
 WIRE_COUNTS = ("reordered_chunks", "foreign_source_packets")
 WIRE_AFTER_SWITCH = (*cumtsn.ACKED_AFTER_METRICS, "new_path_rate_time_ms")
+WIRE_AT = cumtsn.ACKED_AT_METRICS  # summed: the run's chunks acknowledged by then
 
 
 def _wire(run_dir: Path, data: list[AssociationData], backend: results_backend.BackendStatus, links: list[Link],
@@ -397,6 +398,7 @@ def _wire(run_dir: Path, data: list[AssociationData], backend: results_backend.B
             continue
         figures: dict[str, Any] = {"reordered_chunks": arrived.out_of_order, "foreign_source_packets": len(found)}
         entry: dict[str, Any] = {"sources": sources.summary(found), "reordering": arrived.to_dict()}
+        figures |= _acked_at(d, table, int(t0))
         first = next((s for s in handovers[name].switches if s.from_path is not None and s.from_path != s.to), None)
         if first is not None:
             curve, at = cumtsn.held(table, name), first.t_ns - int(t0)
@@ -413,6 +415,9 @@ def _wire(run_dir: Path, data: list[AssociationData], backend: results_backend.B
     for key in WIRE_AFTER_SWITCH:
         values = [m[key] for m in own if m.get(key) is not None]
         run[key] = sum(values) / len(values) if values else None
+    for key in WIRE_AT:  # a sum over only some associations would read as the run's: None unless all have it
+        values = [m.get(key) for m in own]
+        run[key] = sum(v for v in values if v is not None) if own and None not in values else None
     return {"associations": out, "error": "; ".join(errors) or None}
 
 
@@ -468,6 +473,15 @@ def _startup(d: AssociationData, links: list[Link], events: list[dict[str, Any]]
                                     "forward_ms": path.forward_ms, "return_ms": path.return_ms, "rate_bps": path.rate_bps,
                                     "mtu_bytes": mtu, "message_bytes": size, "undelivered": len(window) - len(mtts)}
     return figures, model
+
+
+def _acked_at(d: AssociationData, table: list[dict[str, Any]], t0: int) -> dict[str, int | None]:
+    """An association's chunks acknowledged at fixed times after its workload's start (the
+    client's `start` record, else the plan's start), None past its workload's end."""
+    start = next((int(args) - t0 for _, name, args in d.client.events if name == "start" and args.isdigit()),
+                 int(d.plan.workload["start_ns"]))
+    end = start + int(d.plan.workload["duration_ns"])
+    return dict(zip(cumtsn.ACKED_AT_METRICS, cumtsn.acked_at(cumtsn.held(table, d.plan.name), start, end), strict=True))
 
 
 def _chunks_per_s(links: list[Link], assoc: Association, path: str) -> float | None:

@@ -75,6 +75,12 @@ class RunMetrics:
     startup_model_mtt_mean_ms: Number = None
     startup_model_mmtt_ms: Number = None
     startup_model_error_share: Number = None  # |measured − model| / model, of the mean
+    # From the captures (analysis/cumtsn.py): bulk progress, the chunks acknowledged (the
+    # cumulative TSN ack the sender holds) 10, 30, 60 and 120 s after the workload's start.
+    acked_at_10s: Number = None
+    acked_at_30s: Number = None
+    acked_at_60s: Number = None
+    acked_at_120s: Number = None
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], where: Path | str) -> RunMetrics:
@@ -111,7 +117,7 @@ TABULATED_METRICS: tuple[str, ...] = (
     "acked_2s_after_switch", "acked_4s_after_switch", "new_path_rate_time_ms",
     "competing_tcp_mbps", "jain_fairness",
     "startup_mtt_mean_ms", "startup_mmtt_ms", "startup_model_mtt_mean_ms", "startup_model_mmtt_ms",
-    "startup_model_error_share",
+    "startup_model_error_share", "acked_at_10s", "acked_at_30s", "acked_at_60s", "acked_at_120s",
 )
 assert set(HEADLINE_METRICS) <= set(TABULATED_METRICS) <= set(METRICS)
 

@@ -62,7 +62,9 @@ static void test_parse(void)
 	CHECK(policy_parse("delay-centric:guard=1x", &p, err, sizeof err) != 0);
 	CHECK(policy_parse("predictive:short=0.1,long=0.5", &p, err, sizeof err) != 0);
 	CHECK(policy_parse("predictive:form=sideways", &p, err, sizeof err) != 0);
-	CHECK(policy_parse("rtt-ratio:alpha_c=2,alpha_a=3", &p, err, sizeof err) != 0);
+	/* the seed's inverted pair (Fig. 4) is a valid configuration, not a mistake */
+	CHECK(policy_parse("rtt-ratio:alpha_c=3,alpha_a=9", &p, err, sizeof err) == 0 &&
+	      p.alpha_conservative == 3 && p.alpha_aggressive == 9);
 	CHECK(policy_parse("rtt-ratio:alpha_a=0.5", &p, err, sizeof err) != 0);
 	puts("policy parse ok");
 }
@@ -339,6 +341,16 @@ static void test_rtt_ratio(void)
 	CHECK(d.action == POLICY_SWITCH && strstr(d.reason, "aggressive") != NULL);
 	step2(&s, 4, 100, 90, 0, &d);    /* gap 10 < 30: 100 < 180 */
 	CHECK(d.action == POLICY_STAY);
+	/* the seed's inverted pair (Fig. 4): alpha_c 3 below beta, alpha_a 9 above */
+	params("rtt-ratio:alpha_c=3,alpha_a=9,beta=1000", &p);
+	policy_init(&s, &p);
+	step2(&s, 0, 400, 100, 0, &d);   /* gap 300 < 1000: 400 > 300 */
+	CHECK(d.action == POLICY_SWITCH && strstr(d.reason, "conservative") != NULL);
+	policy_init(&s, &p);
+	step2(&s, 0, 5000, 900, 0, &d);  /* gap 4100 > 1000: 5000 < 8100 */
+	CHECK(d.action == POLICY_STAY);
+	step2(&s, 1, 9000, 900, 0, &d);  /* gap 8100 > 1000: 9000 > 8100 */
+	CHECK(d.action == POLICY_SWITCH && strstr(d.reason, "aggressive") != NULL);
 	puts("policy rtt-ratio ok");
 }
 
