@@ -35,6 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--max-runs", type=int, help="run at most this many of the missing runs, then stop")
     run.add_argument("--retries", type=int, metavar="N",
                      help="run a disturbed run again at most N times (default: the file's disturbed_retries, 2)")
+    run.add_argument("--only", action="append", default=[], metavar="KEY=VALUE",
+                     help="run only the configurations where the swept KEY has this value as written (repeatable: "
+                          "values of one key are alternatives, different keys must all match)")
     run.add_argument("--dry-run", action="store_true", help="list the runs in order, with what is already done")
     run.add_argument("--backend", choices=capabilities.backend_choices(), default=capabilities.AUTO)
     run.add_argument("--watch", action="store_true",
@@ -77,7 +80,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.watch and not args.dry_run:
         _watch(args)
     loaded = spec.load(args.file, args.overrides)
-    runs = expand.runs(loaded)  # every configuration is valid before anything is built
+    runs = expand.only(loaded, expand.runs(loaded), args.only)  # every configuration is valid before anything is built
     from sctpbench.outputs import destination
 
     destination.folder(args.out)
