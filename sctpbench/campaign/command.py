@@ -80,12 +80,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.watch and not args.dry_run:
         _watch(args)
     loaded = spec.load(args.file, args.overrides)
-    runs = expand.only(loaded, expand.runs(loaded), args.only)  # every configuration is valid before anything is built
+    runs = expand.runs(loaded)  # every configuration is valid before anything is built
+    part = {(r.config.key, r.repetition) for r in expand.only(loaded, runs, args.only)}
     from sctpbench.outputs import destination
 
     destination.folder(args.out)
     folder = execute.directory(args.out, loaded.campaign.name or "campaign")
     if args.dry_run:
+        runs = [r for r in runs if (r.config.key, r.repetition) in part]
         for i, run in enumerate(runs, 1):
             state = "done" if execute.is_done(folder, run) else "todo"
             print(f"{i:4d}  {run.run_key}  {state}  rep {run.repetition}  seed {run.seed}  {run.config.label}")
@@ -103,13 +105,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         capabilities.check_stack_variants(run.experiment, backend, str(args.file))
     expand.check_plans(runs)  # and every plan (not for --dry-run: a listing needs only the keys)
     progress(f"backend {backend}, {runs[0].experiment.clock if runs else '-'} clock, results in {folder}")
+    # --only: the part's runs are run; the folder's tables keep every done run of the campaign
+    only = frozenset(r.run_key for r in runs if (r.config.key, r.repetition) in part) if args.only else None
     if args.scheduler:
         from sctpbench.campaign import distributed
 
-        outcome = distributed.execute_on(args.scheduler, folder, loaded, runs, backend, progress, args.max_runs, args.retries)
+        outcome = distributed.execute_on(args.scheduler, folder, loaded, runs, backend, progress, args.max_runs, args.retries,
+                                         only)
     else:
         outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel,
-                                  args.max_runs, args.retries)
+                                  args.max_runs, args.retries, only)
     _print_configs(folder)
     print(f"ran {len(outcome.ran)} ({len(outcome.failed)} failed, {len(outcome.disturbed)} disturbed after "
           f"{sum(outcome.retried.values())} retries), {outcome.skipped} were already done, {outcome.left} left; "
