@@ -82,6 +82,8 @@ def describe(campaign_dir: Path, loaded: Loaded, runs: list[Run]) -> None:
         "budgets": [b.to_dict() for b in c.budgets], "runs": len(runs), "configurations": len(configs),
         "repetitions": len(runs) // max(1, len(configs)), "order": c.order, "seed": c.seed,
         "configs": [{"config_key": k, "config": v} for k, v in configs.items()], "sctpbench": __version__,
+        # every swept key's values as written, run or not yet (`--only`): what `campaign check` may name
+        "values": {k: v for axis in loaded.axes for k, v in axis.items()},
     }
     campaign_files.write_info(campaign_dir, doc)
     if runs:
