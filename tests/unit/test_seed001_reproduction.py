@@ -77,12 +77,12 @@ def test_the_claims_name_what_the_campaign_has() -> None:
 
 
 def test_the_claims_check_on_the_part_run_here() -> None:
-    """The part of Table I run on one machine (lc1x1 at 3 MTUs and unrestricted, and the TCP flows
+    """The part of Table I run on one machine (lc1x1 at 3, 10 MTUs and unrestricted, and the TCP flow
     alone there): every claim checks, those on cells or windows not run with no runs."""
     loaded = claims.load(FOLDER / "claims.yaml")
     rows, swept = _rows()
     alone_rows, alone_swept = _rows("campaign-tcp-alone.yaml")
-    part = [r for r in rows if r["param.traffic.0.name"] == "lc1x1" and r["param.sctp.initial_cwnd"] in {"3", "unrestricted"}]
+    part = [r for r in rows if r["param.traffic.0.name"] == "lc1x1" and r["param.sctp.initial_cwnd"] in {"3", "10", "unrestricted"}]
     declared = {k: v for g in spec.load(FOLDER / "campaign.yaml").axes for k, v in g.items()}
     results = claims.evaluate(loaded, part, swept, {"alone": ([r for r in alone_rows if r["param.traffic.0.name"] == "lc1x1"],
                                                               alone_swept)}, declared)
