@@ -476,9 +476,13 @@ def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float
     return Result(claim, verdicts.combine([c.verdict for c in checks]), checks)
 
 
-def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str, tuple[list[Row], list[str]]] | None = None) -> list[Result]:
+def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str, tuple[list[Row], list[str]]] | None = None,
+             declared: dict[str, list[str]] | None = None) -> list[Result]:
     """Every claim of the file on a campaign's run rows (campaign.parquet) and swept keys;
-    `others`: the rows and swept keys of the campaigns the file's `campaigns:` names."""
+    `others`: the rows and swept keys of the campaigns the file's `campaigns:` names;
+    `declared`: every swept key's values in the campaign file (campaign.json), so that a
+    value swept but not run yet (`campaign run --only`) makes a check of no runs, which is
+    inconclusive, rather than an unknown value."""
     if loaded.claims.campaigns:
         missing = [n for n in loaded.claims.campaigns if n not in (others or {})]
         if missing:
@@ -490,7 +494,11 @@ def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str
             swept = swept + [k for k in other_swept if k not in swept]
         rows, swept = tagged, [*swept, CAMPAIGN_AXIS]
     columns = {k for r in rows for k in r}
-    axes = _Axes(loaded, _present(rows, swept))
+    present = _present(rows, swept)
+    for key, values in (declared or {}).items():
+        if key in present:
+            present[key] += [v for v in values if v not in present[key]]
+    axes = _Axes(loaded, present)
     results = []
     for i, claim in enumerate(loaded.claims.claims):
         if rows and claim.metric not in columns:

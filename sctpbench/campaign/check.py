@@ -107,7 +107,7 @@ def main(args: argparse.Namespace) -> int:
         other_rows, other_info = _rows(other)
         others[name] = (other_rows, _swept(other_rows, other_info))
         print(f"compared with {name}: {other} ({len(other_rows)} runs)")
-    results = claims.evaluate(loaded, rows, _swept(rows, info), others)
+    results = claims.evaluate(loaded, rows, _swept(rows, info), others, info.get("values"))
     name = info.get("name", args.folder.name)
     ok = sum(r["status"] == "ok" for r in rows)
     print(f"{name}: {len(results)} claims of {loaded.claims.paper} ({path}), "

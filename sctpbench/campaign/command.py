@@ -35,6 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--max-runs", type=int, help="run at most this many of the missing runs, then stop")
     run.add_argument("--retries", type=int, metavar="N",
                      help="run a disturbed run again at most N times (default: the file's disturbed_retries, 2)")
+    run.add_argument("--only", action="append", default=[], metavar="KEY=VALUE",
+                     help="run only the configurations where the swept KEY has this value as written (repeatable: "
+                          "values of one key are alternatives, different keys must all match)")
     run.add_argument("--dry-run", action="store_true", help="list the runs in order, with what is already done")
     run.add_argument("--backend", choices=capabilities.backend_choices(), default=capabilities.AUTO)
     run.add_argument("--watch", action="store_true",
@@ -78,11 +81,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         _watch(args)
     loaded = spec.load(args.file, args.overrides)
     runs = expand.runs(loaded)  # every configuration is valid before anything is built
+    part = {(r.config.key, r.repetition) for r in expand.only(loaded, runs, args.only)}
     from sctpbench.outputs import destination
 
     destination.folder(args.out)
     folder = execute.directory(args.out, loaded.campaign.name or "campaign")
     if args.dry_run:
+        runs = [r for r in runs if (r.config.key, r.repetition) in part]
         for i, run in enumerate(runs, 1):
             state = "done" if execute.is_done(folder, run) else "todo"
             print(f"{i:4d}  {run.run_key}  {state}  rep {run.repetition}  seed {run.seed}  {run.config.label}")
@@ -100,13 +105,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         capabilities.check_stack_variants(run.experiment, backend, str(args.file))
     expand.check_plans(runs)  # and every plan (not for --dry-run: a listing needs only the keys)
     progress(f"backend {backend}, {runs[0].experiment.clock if runs else '-'} clock, results in {folder}")
+    # --only: the part's runs are run; the folder's tables keep every done run of the campaign
+    only = frozenset(r.run_key for r in runs if (r.config.key, r.repetition) in part) if args.only else None
     if args.scheduler:
         from sctpbench.campaign import distributed
 
-        outcome = distributed.execute_on(args.scheduler, folder, loaded, runs, backend, progress, args.max_runs, args.retries)
+        outcome = distributed.execute_on(args.scheduler, folder, loaded, runs, backend, progress, args.max_runs, args.retries,
+                                         only)
     else:
         outcome = execute.execute(folder, loaded, runs, backend, capabilities.agent_path(), progress, args.parallel,
-                                  args.max_runs, args.retries)
+                                  args.max_runs, args.retries, only)
     _print_configs(folder)
     print(f"ran {len(outcome.ran)} ({len(outcome.failed)} failed, {len(outcome.disturbed)} disturbed after "
           f"{sum(outcome.retried.values())} retries), {outcome.skipped} were already done, {outcome.left} left; "

@@ -64,7 +64,8 @@ def resource_name(software: dict[str, str]) -> str:
 
 
 def execute_on(scheduler: str, campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str,
-               progress: execute.Progress, max_runs: int | None = None, retries: int | None = None) -> execute.Outcome:
+               progress: execute.Progress, max_runs: int | None = None, retries: int | None = None,
+               only: frozenset[str] | None = None) -> execute.Outcome:
     """Run what is missing on the scheduler's workers; tables kept current, as execute.execute."""
     try:
         import distributed
@@ -78,14 +79,15 @@ def execute_on(scheduler: str, campaign_dir: Path, loaded: Loaded, runs: list[Ru
         raise SchedulerGone(f"--scheduler {scheduler}: no Dask scheduler answers there ({e}); "
                             "start one with `dask scheduler` (see docs/distributed.md)") from None
     try:
-        return _execute(client, scheduler, software, campaign_dir, loaded, runs, backend, progress, max_runs, retries)
+        return _execute(client, scheduler, software, campaign_dir, loaded, runs, backend, progress, max_runs, retries, only)
     finally:
         client.close(timeout=5)
 
 
 def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir: Path, loaded: Loaded, runs: list[Run],
-             backend: str, progress: execute.Progress, max_runs: int | None, retries: int | None) -> execute.Outcome:
-    session = execute.Session.open(campaign_dir, loaded, runs, progress, max_runs, retries, scheduler=scheduler,
+             backend: str, progress: execute.Progress, max_runs: int | None, retries: int | None,
+             only: frozenset[str] | None) -> execute.Outcome:
+    session = execute.Session.open(campaign_dir, loaded, runs, progress, max_runs, retries, only, scheduler=scheduler,
                                    software=software)
     progress(f"{len(runs)} runs: {session.outcome.skipped} already done, {len(session.pending)} to run on {scheduler}")
     resource = resource_name(software)

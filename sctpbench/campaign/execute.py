@@ -82,6 +82,8 @@ def describe(campaign_dir: Path, loaded: Loaded, runs: list[Run]) -> None:
         "budgets": [b.to_dict() for b in c.budgets], "runs": len(runs), "configurations": len(configs),
         "repetitions": len(runs) // max(1, len(configs)), "order": c.order, "seed": c.seed,
         "configs": [{"config_key": k, "config": v} for k, v in configs.items()], "sctpbench": __version__,
+        # every swept key's values as written, run or not yet (`--only`): what `campaign check` may name
+        "values": {k: v for axis in loaded.axes for k, v in axis.items()},
     }
     campaign_files.write_info(campaign_dir, doc)
     if runs:
@@ -220,17 +222,22 @@ class Session:
     outcome: Outcome = field(default_factory=Outcome)
     pending: list[Run] = field(default_factory=list)
     durations: list[float] = field(default_factory=list)
+    total: int = 0  # the runs this invocation counts towards: all, or --only's part and every done run
 
     @classmethod
     def open(cls, campaign_dir: Path, loaded: Loaded, runs: list[Run], progress: Progress, max_runs: int | None,
-             retries: int | None, **start: Any) -> Session:
-        """Lock the folder, describe the campaign, find what is missing (at most max_runs of it)."""
+             retries: int | None, only: frozenset[str] | None = None, **start: Any) -> Session:
+        """Lock the folder, describe the campaign, find what is missing (at most max_runs of it;
+        with `only`, of those run keys: `--only`'s part, while the tables keep every done run)."""
         lock = _lock(campaign_dir)
         describe(campaign_dir, loaded, runs)
         session = cls(campaign_dir, loaded, runs, progress,
                       loaded.campaign.disturbed_retries if retries is None else retries, lock, _Log(campaign_dir))
         session.pending = missing(campaign_dir, runs)
         session.outcome.skipped = len(runs) - len(session.pending)
+        if only is not None:
+            session.pending = [r for r in session.pending if r.run_key in only]
+        session.total = session.outcome.skipped + len(session.pending)
         if max_runs is not None:
             session.outcome.left = max(0, len(session.pending) - max_runs)
             session.pending = session.pending[:max_runs]
@@ -267,7 +274,7 @@ class Session:
         table.write(self.folder, self.runs, self.loaded.swept)
         done = self.outcome.skipped + len(self.outcome.ran)
         where = f" on {fields['worker']}" if fields.get("worker") else ""
-        self.progress(f"[{done}/{len(self.runs)} done, {running} running, {len(self.runs) - done - running} remaining, "
+        self.progress(f"[{done}/{self.total} done, {running} running, {self.total - done - running} remaining, "
                       f"~{_eta(self.durations, queued, running, parallel)} left] {run.run_key} {status} "
                       f"{run.config.label} rep {run.repetition} ({seconds:.1f}s){where}"
                       + (f": {error}" if status != "ok" else ""))
@@ -288,12 +295,14 @@ class Session:
 
 
 def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, agent: Path, progress: Progress,
-            parallel: int = DEFAULT_PARALLEL, max_runs: int | None = None, retries: int | None = None) -> Outcome:
+            parallel: int = DEFAULT_PARALLEL, max_runs: int | None = None, retries: int | None = None,
+            only: frozenset[str] | None = None) -> Outcome:
     """Run what is missing in local worker processes, `parallel` at a time, in the campaign's
     order; tables kept current.
 
-    retries: how often a disturbed run is run again (default: the campaign's disturbed_retries)."""
-    session = Session.open(campaign_dir, loaded, runs, progress, max_runs, retries, parallel=parallel)
+    retries: how often a disturbed run is run again (default: the campaign's disturbed_retries);
+    only: the run keys to run, when not all (`--only`)."""
+    session = Session.open(campaign_dir, loaded, runs, progress, max_runs, retries, only, parallel=parallel)
     progress(f"{len(runs)} runs: {session.outcome.skipped} already done, {len(session.pending)} to run, {parallel} at a time")
     # A CI job's timeout sends SIGTERM: stop the workers' guests as on Ctrl-C.
     previous_term = signal.signal(signal.SIGTERM, signal.default_int_handler)

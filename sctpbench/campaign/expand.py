@@ -149,6 +149,25 @@ def runs(loaded: Loaded) -> list[Run]:
     return out
 
 
+def only(loaded: Loaded, runs: list[Run], texts: list[str]) -> list[Run]:
+    """`--only KEY=VALUE` (repeatable): the runs whose swept KEY has that value as written;
+    several values of one key are alternatives, different keys must all match. A part of a
+    campaign too large to run at once (a paper's whole table) runs in the campaign's own
+    folder, and running the file without --only later adds the rest."""
+    wanted: dict[str, set[str]] = {}
+    values = {k: axis[k] for axis in loaded.axes for k in axis}
+    for text in texts:
+        key, sep, value = text.partition("=")
+        if key not in values:
+            raise SpecError(f"--only {text}: {key or '(no key)'} is not a swept key of {loaded.file.name}; "
+                            f"allowed: KEY=VALUE with KEY one of {', '.join(values) or 'none (nothing is swept)'}")
+        if not sep or value not in values[key]:
+            raise SpecError(f"--only {text}: {value!r} is not a value of {key} in the sweep; "
+                            f"allowed: {', '.join(values[key])}")
+        wanted.setdefault(key, set()).add(value)
+    return [r for r in runs if all(dict(r.config.params).get(k) in vs for k, vs in wanted.items())]
+
+
 def check_plans(runs: list[Run], agent: str = "agent") -> None:
     """Every run's plan can be built (SpecError otherwise): before a campaign starts, so a
     bad configuration stops it before its first guest rather than failing its runs."""

@@ -307,3 +307,25 @@ def test_compare_judges_each_association_when_there_are_several(tmp_path: Path) 
     assert r.returncode == 1, r.stdout + r.stderr
     assert "association.b.failover_time_ms" in r.stdout and "association.a.failover_time_ms" not in r.stdout, r.stdout
     assert "(base): failover_time_ms" not in r.stdout
+
+
+def test_only_runs_its_part_and_the_tables_keep_every_done_run(tmp_path: Path) -> None:
+    """`campaign run --only`: what is pending is the part's missing runs; a run done before,
+    outside the part, stays in the folder's tables (a paper's table filled in part by part)."""
+    from sctpbench.campaign import execute
+
+    loaded = spec.load(TINY)
+    runs = expand.runs(loaded)
+    folder = tmp_path / "tiny"
+    outside = next(r for r in runs if r.config.label == "sctp.path_max_retrans=1")
+    inside = [r for r in runs if r.config.label == "sctp.path_max_retrans=2"]
+    _fake_run(folder, outside, "ok", 101.0)
+    _fake_run(folder, inside[0], "ok", 102.0)
+    part = frozenset(r.run_key for r in expand.only(loaded, runs, ["sctp.path_max_retrans=2"]))
+    session = execute.Session.open(folder, loaded, runs, lambda s: None, None, None, part)
+    assert [r.run_key for r in session.pending] == [r.run_key for r in inside[1:]]
+    assert (session.outcome.skipped, session.total) == (2, 4)
+    session.close()
+    rows = table.read(folder)
+    assert {r["run_key"] for r in rows} == {outside.run_key, inside[0].run_key}
+    assert json.loads((folder / "campaign.json").read_text())["runs"] == 6  # the campaign, not the part

@@ -4,6 +4,7 @@ its plan (the way it was done before, kept here as the reference), and the run k
 three campaigns as recorded (golden files, made by that earlier code)."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,38 @@ def test_a_bad_swept_value_names_the_campaigns_line_as_before(tmp_path: Path) ->
 def test_check_plans_builds_each_runs_plan_with_its_key(tmp_path: Path) -> None:
     runs = expand.runs(spec.load(ROOT / "tests/data/campaigns/tiny.yaml"))
     expand.check_plans(runs)  # raises when a plan's id is not its run's key
+
+
+def _only_grid(tmp_path: Path) -> spec.Loaded:
+    campaign = tmp_path / "grid.yaml"
+    campaign.write_text(f"""\
+experiment: {ROOT / "examples/failover.yaml"}
+sweep:
+  zip: {{sctp.rto_initial: [1s, 2s], sctp.rto_max: [4s, 8s]}}
+  sctp.rto_min: [100ms, 200ms, 300ms]
+repetitions: 2
+""")
+    return spec.load(campaign)
+
+
+def test_only_keeps_the_runs_with_the_values_asked_for_and_their_keys(tmp_path: Path) -> None:
+    loaded = _only_grid(tmp_path)
+    every = expand.runs(loaded)
+    part = expand.only(loaded, every, ["sctp.rto_min=100ms", "sctp.rto_min=300ms", "sctp.rto_max=8s"])
+    # one value of the zip x two of rto_min x two repetitions, each the same run as in the whole
+    assert len(part) == 4 and all(r in every for r in part)
+    assert {dict(r.config.params)["sctp.rto_min"] for r in part} == {"100ms", "300ms"}
+    assert {dict(r.config.params)["sctp.rto_initial"] for r in part} == {"2s"}
+    assert expand.only(loaded, every, []) == every
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("sctp.rto_min=150ms", "'150ms' is not a value of sctp.rto_min in the sweep; allowed: 100ms, 200ms, 300ms"),
+    ("sctp.sack_delay=0", "sctp.sack_delay is not a swept key of grid.yaml; allowed: KEY=VALUE with KEY one of "
+                          "sctp.rto_initial, sctp.rto_max, sctp.rto_min"),
+    ("sctp.rto_min", "'' is not a value of sctp.rto_min"),
+])
+def test_only_refuses_a_key_or_value_the_sweep_lacks(tmp_path: Path, text: str, says: str) -> None:
+    loaded = _only_grid(tmp_path)
+    with pytest.raises(SpecError, match=re.escape(f"--only {text}: {says}")):
+        expand.only(loaded, expand.runs(loaded), [text])

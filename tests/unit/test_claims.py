@@ -202,3 +202,17 @@ claims:
     assert "campaign=again one vs two" in out
     with pytest.raises(SpecError, match=r"--with other=x: allowed: NAME=FOLDER with NAME one of the claims file's campaigns: again"):
         check.other_folders(campaign, claims.load(path), ["other=x"])
+
+
+def test_a_value_swept_but_not_run_yet_is_inconclusive_not_unknown(campaign: Path) -> None:
+    """A campaign run in part (`campaign run --only`): a claim on a value its file sweeps but no
+    run has yet gets a check of no runs, inconclusive; a value the file does not sweep is refused."""
+    rows = [r for r in table.read(campaign) if r["param.sctp.path_max_retrans"] == "1"]
+    loaded = claims.load(CLAIMS)
+    with pytest.raises(SpecError, match="'two' is not a value of pmr in the campaign's runs; allowed: one$"):
+        claims.evaluate(loaded, rows, ["sctp.path_max_retrans"])
+    results = claims.evaluate(loaded, rows, ["sctp.path_max_retrans"], None, {"sctp.path_max_retrans": ["1", "2"]})
+    first = next(r for r in results if r.claim.id == "fewer-retransmissions-detect-sooner")
+    assert first.verdict == "inconclusive" and "(n 4) vs b" in first.checks[0].figures and "vs b no runs" in first.checks[0].figures
+    with pytest.raises(SpecError, match="'two' is not a value of pmr"):
+        claims.evaluate(loaded, rows, ["sctp.path_max_retrans"], None, {"sctp.path_max_retrans": ["1", "3"]})
