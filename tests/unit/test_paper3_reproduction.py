@@ -18,7 +18,7 @@ KINDS = {"less", "greater", "lowest", "highest", "ratio_at_least", "ratio_at_mos
 
 
 CAMPAIGNS = [("campaign.yaml", "claims.yaml", "24 runs (8 configurations × 3 repetitions)"),
-             ("campaign-usrsctp.yaml", "claims-usrsctp.yaml", "16 runs (8 configurations × 2 repetitions)")]
+             ("campaign-usrsctp.yaml", "claims-usrsctp.yaml", "32 runs (8 configurations × 4 repetitions)")]
 
 
 @pytest.mark.parametrize("campaign, claims_file, runs", CAMPAIGNS)
