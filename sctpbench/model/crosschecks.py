@@ -180,7 +180,21 @@ def _check_associations(exp: Experiment, source: Source, fail: Any) -> list[str]
             fail(loc + (blamed,), f"start + duration is {units.format_duration(end)}; "
                                   f"allowed: up to {units.format_duration(units.MAX_DURATION_NS)} (the agent's limit)")
     _check_shared_sysctls(exp, fail)
+    _check_excluding_params(exp, fail)
     return placed
+
+
+def _check_excluding_params(exp: Experiment, fail: Any) -> None:
+    """Two keys that decide the same thing two ways (sctp_params: excludes) are not both set (the
+    excluding one true or non-zero), in the experiment's `sctp:` or an association's merged one."""
+    scopes: list[tuple[SctpParams, tuple[str, ...]]] = [(exp.sctp, ("sctp",))]
+    scopes += [(exp.association_sctp(a), loc + ("sctp",)) for a, loc in _association_locs(exp) if a.sctp is not None]
+    for values, loc in scopes:
+        for param in sctp_params.PARAMS:
+            other = param.excludes
+            if other is not None and getattr(values, param.key) and getattr(values, other) is not None:
+                fail(loc + (param.key,), f"{other} is set too, and decides the same thing (the kernel would take it "
+                                         f"and ignore {param.key}); allowed: one of them")
 
 
 def _check_shared_sysctls(exp: Experiment, fail: Any) -> None:

@@ -42,6 +42,8 @@ class Param:
     # False for parameters newer than the plans already written (tests/data/golden): the
     # requested values (plan.json, plan/build.py's requested_sctp) list them only when set.
     listed_unset: bool = True
+    # A key that decides the same thing another way: setting both is refused (model/crosschecks.py).
+    excludes: str | None = None
 
     @property
     def reported_as(self) -> str:
@@ -84,6 +86,13 @@ PARAMS: tuple[Param, ...] = (
           help="stack variant (the project's kernel): at a primary change the new primary's cwnd and ssthresh become the "
                "old one's times α, in thousandths (α = new path's bandwidth / old path's: 28646 for 11 Mbit/s after "
                "384 kbit/s); cwnd at least 1 MTU, ssthresh 4; takes the place of primary_cwnd_carry"),
+    # Seed 004's own α: the new path's bandwidth by packet pair, the old one's as cwnd/SRTT (kernel/patches/0004).
+    Param("primary_cwnd_alpha_estimate", "sysctl", "primary_cwnd_alpha_estimate", "bool", 0, variant=True,
+          listed_unset=False, excludes="primary_cwnd_alpha_permille",
+          help="stack variant (the project's kernel): α estimated in the stack, as seed 004 does: with each due "
+               "heartbeat two MTU-sized heartbeats go back to back on the path, its bandwidth is the MTU over the "
+               "gap between their HEARTBEAT-ACKs; at a primary change α = that of the new path / (cwnd/SRTT of the "
+               "old one) scales the new primary's cwnd and ssthresh; no estimate yet: the cwnd is left alone"),
     Param("buffer_retransmit", "sysctl", "buffer_retransmit", "bool", 0, variant=True, listed_unset=False,
           help="stack variant (the project's kernel): at a primary change the DATA outstanding on the other paths is "
                "sent again on the new primary, ahead of new data, without a congestion response"),

@@ -429,7 +429,7 @@ def _unset_keys(workload: Any) -> set[str]:
 
 # SCTP parameters newer than run ids: left out of the id while unset.
 NEWER_SCTP_KEYS = ("max_burst", "initial_cwnd", "primary_cwnd_carry", "primary_cwnd_alpha_permille", "buffer_retransmit",
-                   "rto_backoff_percent")
+                   "rto_backoff_percent", "primary_cwnd_alpha_estimate")
 
 
 def _unset_sctp_keys(sctp: Any) -> set[str]:

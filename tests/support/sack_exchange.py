@@ -73,9 +73,10 @@ def ranges(tsns: list[int]) -> list[list[int]]:
     return out
 
 
-def structure(run_dir: Path) -> dict[str, Any]:
+def structure(run_dir: Path, until_ns: int | None = None) -> dict[str, Any]:
     """Per path: the DATA TSNs the client sent (as ranges) and the SACKs it received
-    (cumulative TSN ack and gap blocks), TSNs relative to the initial TSN."""
+    (cumulative TSN ack and gap blocks), TSNs relative to the initial TSN; with `until_ns`
+    (capture time, CLOCK_REALTIME) only the packets captured before it."""
     by_path = {path: captures.read(run_dir / "captures" / f"{path}-client.pcap") for path in SERVER}
     inits = sorted((p.time_ns, c.initial_tsn) for packets in by_path.values() for p in packets
                    if p.src in CLIENT.values() for c in p.chunks if c.initial_tsn is not None)
@@ -88,7 +89,7 @@ def structure(run_dir: Path) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for path, packets in by_path.items():
-        ordered = sorted(packets, key=lambda p: (p.time_ns, p.index))
+        ordered = sorted((p for p in packets if until_ns is None or p.time_ns < until_ns), key=lambda p: (p.time_ns, p.index))
         sent = [rel(t) for p in ordered if p.src in CLIENT.values() for t in p.tsns]
         sacks = [[rel(c.cum_tsn), [list(g) for g in c.gaps] if c.gaps is not None else None]
                  for p in ordered if p.src in SERVER.values() for c in p.chunks if c.cum_tsn is not None]

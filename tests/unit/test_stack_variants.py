@@ -129,7 +129,8 @@ def test_the_run_command_refuses_it_with_one_line_and_exit_2_before_building(tmp
 # Issue 26's variants: seed 004's α-scaled congestion state and buffer retransmission, and
 # seed 000 Paper II's relaxed RTO back-off.
 NEW_VARIANTS = {"primary_cwnd_alpha_permille": "primary_cwnd_alpha", "buffer_retransmit": "buffer_retransmit",
-                "rto_backoff_percent": "rto_backoff_pct"}
+                "rto_backoff_percent": "rto_backoff_pct", "primary_cwnd_alpha_estimate": "primary_cwnd_alpha_estimate"}
+BOOL_VARIANTS = ("buffer_retransmit", "primary_cwnd_alpha_estimate")
 
 
 def test_unset_new_variants_write_nothing_and_keep_plans_as_they_were() -> None:
@@ -162,6 +163,30 @@ def test_out_of_range_variant_values_are_refused(setting: str) -> None:
 def test_each_new_variant_is_refused_on_a_kernel_without_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                            key: str, name: str) -> None:
     monkeypatch.setenv("SCTPBENCH_UML_KERNEL", str(_kernel_folder(tmp_path, with_variants=True)))  # 0002's only
-    value = "true" if key == "buffer_retransmit" else "150"
+    value = "true" if key in BOOL_VARIANTS else "150"
     with pytest.raises(SpecError, match=rf"^failover.yaml: sctp.{key}: needs net.sctp.{name}, which the project guest "):
         capabilities.check_stack_variants(spec.load(FAILOVER, [f"sctp.{key}={value}"]), "uml", "failover.yaml")
+
+
+# Issue 26, item 1: seed 004's α estimated in the stack (kernel/patches/0004).
+def test_the_alpha_estimate_is_written_on_both_hosts_and_reported() -> None:
+    p = _plan("sctp.primary_cwnd_alpha_estimate=true", "sctp.buffer_retransmit=true")
+    for host in ("client", "server"):
+        assert {"net.sctp.primary_cwnd_alpha_estimate=1", "net.sctp.buffer_retransmit=1"} <= set(_sysctls(p, host))
+        assert not [w for w in _sysctls(p, host) if w.startswith("net.sctp.primary_cwnd_alpha=")]
+    assert plan.requested_sctp(spec.load(FAILOVER, ["sctp.primary_cwnd_alpha_estimate=true"]).sctp)[
+        "primary_cwnd_alpha_estimate"] is True
+
+
+def test_the_alpha_estimate_and_a_fixed_alpha_are_refused_together_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(SpecError, match=r"^[^\n]*sctp.primary_cwnd_alpha_estimate: primary_cwnd_alpha_permille is set "
+                                        r"too, [^\n]*allowed: one of them$"):
+        spec.load(FAILOVER, ["sctp.primary_cwnd_alpha_estimate=true", "sctp.primary_cwnd_alpha_permille=4000"])
+    # also when one comes from the experiment's sctp: and the other from an association's own
+    (tmp_path / "x.yaml").write_text(
+        "topology:\n  hosts: [c, s]\n  paths:\n    a: {between: [c, s]}\nsctp: {primary_cwnd_alpha_permille: 4000}\n"
+        "workloads:\n  - {name: one, client: c, server: s, duration: 1s, sctp: {primary_cwnd_alpha_estimate: true}}\n")
+    with pytest.raises(SpecError, match=r"workloads.0.sctp.primary_cwnd_alpha_estimate: "):
+        spec.load(tmp_path / "x.yaml")
+    # false is stock behaviour, which a fixed α does not contradict
+    spec.load(FAILOVER, ["sctp.primary_cwnd_alpha_estimate=false", "sctp.primary_cwnd_alpha_permille=4000"])
