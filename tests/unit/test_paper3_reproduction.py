@@ -2,8 +2,6 @@
 (every configuration loaded and planned, as `campaign run --dry-run` does) and their claims name
 the campaign's metrics, axes and values."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +9,7 @@ import yaml
 
 from sctpbench.campaign import spec
 from sctpbench.results import summary
+from tests.support import reproduction
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "reproductions/000-paper3-cmt"
@@ -23,10 +22,7 @@ CAMPAIGNS = [("campaign.yaml", "claims.yaml", "24 runs (8 configurations × 3 re
 
 @pytest.mark.parametrize("campaign, claims_file, runs", CAMPAIGNS)
 def test_the_campaign_plans_every_run(tmp_path: Path, campaign: str, claims_file: str, runs: str) -> None:
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "campaign", "run", str(FOLDER / campaign), "--dry-run",
-                        "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert runs in r.stdout + r.stderr
+    assert runs in reproduction.dry_run(FOLDER / campaign, tmp_path)
 
 
 @pytest.mark.parametrize("campaign, claims_file, runs", CAMPAIGNS)

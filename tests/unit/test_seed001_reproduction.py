@@ -4,9 +4,6 @@ picks the part run on one machine, and its claims name the campaigns' metrics, a
 (evaluated on rows shaped like the campaigns', so an axis or value the runs lack is refused as
 `check` would)."""
 
-import itertools
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +11,7 @@ import pytest
 from sctpbench.analysis import claims
 from sctpbench.campaign import expand, spec
 from sctpbench.results import summary
+from tests.support import reproduction
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "reproductions/001-initial-window"
@@ -30,10 +28,7 @@ WINDOWS = ["--only", "sctp.initial_cwnd=3", "--only", "sctp.initial_cwnd=10", "-
     ("campaign-tcp-alone.yaml", PART, "4 runs (2 configurations × 2 repetitions)"),
 ])
 def test_the_campaigns_list_every_run(tmp_path: Path, file: str, only: list[str], listed: str) -> None:
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "campaign", "run", str(FOLDER / file), "--dry-run",
-                        "--out", str(tmp_path), *only], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert listed in r.stdout + r.stderr
+    assert listed in reproduction.dry_run(FOLDER / file, tmp_path, *only)
 
 
 def test_the_tcp_alone_campaign_is_the_same_cells_without_the_handover() -> None:
@@ -46,24 +41,14 @@ def test_the_tcp_alone_campaign_is_the_same_cells_without_the_handover() -> None
         assert (bare.traffic, bare.associations, bare.topology) == (one.traffic, one.associations, one.topology)
 
 
-def _rows(file: str = "campaign.yaml") -> tuple[list[dict[str, object]], list[str]]:
-    """Two ok runs of every configuration the campaign sweeps, each metric a number."""
-    groups = spec.load(FOLDER / file).axes
-    swept = [k for g in groups for k in g]
-    rows = []
-    for choice in itertools.product(*[range(len(next(iter(g.values())))) for g in groups]):
-        params = {f"param.{k}": g[k][i] for g, i in zip(groups, choice, strict=True) for k in g}
-        rows += [{"status": "ok", **params, **dict.fromkeys(summary.TABULATED_METRICS, float(rep + 1))} for rep in range(2)]
-    return rows, swept
-
 
 def test_the_claims_name_what_the_campaign_has() -> None:
     loaded = claims.load(FOLDER / "claims.yaml")
     assert loaded.claims.campaign == "campaign.yaml" and loaded.claims.paper.startswith("seed 001: ")
     assert {c.metric for c in loaded.claims.claims} <= set(summary.TABULATED_METRICS)
     assert loaded.claims.campaigns == {"alone": "campaign-tcp-alone.yaml"}
-    rows, swept = _rows()
-    alone = _rows("campaign-tcp-alone.yaml")
+    rows, swept = reproduction.rows(FOLDER / "campaign.yaml")
+    alone = reproduction.rows(FOLDER / "campaign-tcp-alone.yaml")
     results = claims.evaluate(loaded, rows, swept, {"alone": alone})  # raises SpecError on an axis or value the runs lack
     assert [r.claim.id for r in results] == [c.id for c in loaded.claims.claims]
     # The TCP and fairness claims are checked in every cell of Table I, the video's in one.
@@ -80,8 +65,8 @@ def test_the_claims_check_on_the_part_run_here() -> None:
     """The part of Table I run on one machine (lc1x1 at 3, 10 MTUs and unrestricted, and the TCP flow
     alone there): every claim checks, those on cells or windows not run with no runs."""
     loaded = claims.load(FOLDER / "claims.yaml")
-    rows, swept = _rows()
-    alone_rows, alone_swept = _rows("campaign-tcp-alone.yaml")
+    rows, swept = reproduction.rows(FOLDER / "campaign.yaml")
+    alone_rows, alone_swept = reproduction.rows(FOLDER / "campaign-tcp-alone.yaml")
     part = [r for r in rows if r["param.traffic.0.name"] == "lc1x1" and r["param.sctp.initial_cwnd"] in {"3", "10", "unrestricted"}]
     declared = {k: v for g in spec.load(FOLDER / "campaign.yaml").axes for k, v in g.items()}
     results = claims.evaluate(loaded, part, swept, {"alone": ([r for r in alone_rows if r["param.traffic.0.name"] == "lc1x1"],

@@ -4,23 +4,18 @@ campaign's metrics, axes and values (evaluated on rows shaped like the campaign'
 value the runs lack is refused as `check` would)."""
 
 import runpy
-import subprocess
-import sys
 from pathlib import Path
 
 from sctpbench.analysis import claims
-from sctpbench.campaign import spec
 from sctpbench.results import summary
+from tests.support import reproduction
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "reproductions/002-switching"
 
 
 def test_the_campaign_plans_every_run(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "campaign", "run", str(FOLDER / "campaign.yaml"), "--dry-run",
-                        "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert "16 runs (8 configurations × 2 repetitions)" in r.stdout + r.stderr
+    assert "16 runs (8 configurations × 2 repetitions)" in reproduction.dry_run(FOLDER / "campaign.yaml", tmp_path)
 
 
 def test_the_traces_are_make_traces_output(tmp_path: Path) -> None:
@@ -37,24 +32,12 @@ def test_the_traces_are_make_traces_output(tmp_path: Path) -> None:
     assert max(small) < 1.0 and max(large) <= 9.0 and large[len(large) // 2] >= 1.0
 
 
-def _rows() -> tuple[list[dict[str, object]], list[str]]:
-    """Two ok runs of every configuration the campaign sweeps (one zip axis), each metric a number."""
-    groups = spec.load(FOLDER / "campaign.yaml").axes
-    assert len(groups) == 1
-    (group,) = groups
-    swept = list(group)
-    rows = []
-    for i in range(len(next(iter(group.values())))):
-        params = {f"param.{k}": group[k][i] for k in group}
-        rows += [{"status": "ok", **params, **dict.fromkeys(summary.TABULATED_METRICS, float(rep + 1))} for rep in range(2)]
-    return rows, swept
-
 
 def test_the_claims_name_what_the_campaign_has() -> None:
     loaded = claims.load(FOLDER / "claims.yaml")
     assert loaded.claims.campaign == "campaign.yaml" and loaded.claims.paper.startswith("seed 002: ")
     assert {c.metric for c in loaded.claims.claims} <= set(summary.TABULATED_METRICS)
-    rows, swept = _rows()
+    rows, swept = reproduction.rows(FOLDER / "campaign.yaml")
     results = claims.evaluate(loaded, rows, swept)  # raises SpecError on an axis or value the runs lack
     assert [r.claim.id for r in results] == [c.id for c in loaded.claims.claims]
     checks = {r.claim.id: len(r.checks) for r in results}
