@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "config.h"
 #include "diag.h"
+#include "meta_workload.h"
 #include "records.h"
 #include "uagent.h"
 #include "usched.h"
@@ -16,7 +17,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #ifndef AGENT_REVISION
@@ -25,42 +25,11 @@
 
 static void write_meta(const struct config *cfg, const struct ustack_params *p, struct records *r)
 {
-	struct utsname u;
-	char seed[24];
-
 	records_meta(r, "role", cfg->role == ROLE_CLIENT ? "client" : "server");
 	records_meta(r, "revision", AGENT_REVISION);
 	records_meta(r, "stack", "usrsctp");
 	records_meta_i64(r, "pid", (int64_t)getpid());
-	if (uname(&u) == 0)
-		records_meta(r, "kernel", u.release);
-	records_meta(r, "local", cfg->local_text);
-	if (cfg->role == ROLE_CLIENT)
-		records_meta(r, "peer", cfg->peer_text);
-	records_meta_i64(r, "port", cfg->port);
-	if (cfg->role == ROLE_CLIENT && cfg->arrival == ARRIVAL_SCHEDULE) {
-		/* As the kernel agent: what the schedule file decides is `-`. */
-		records_meta(r, "size", "-");
-		records_meta(r, "rate", "-");
-		records_meta(r, "arrival", arrival_kind_name(cfg->arrival));
-		records_meta(r, "seed", "-");
-		records_meta_i64(r, "duration_ms", cfg->duration_ms);
-		records_meta(r, "unordered", "-");
-		records_meta(r, "send_streams", "-");
-		records_meta_i64(r, "drain_timeout_ms", cfg->drain_timeout_ms);
-		records_meta(r, "schedule", cfg->schedule_path);
-		records_meta_i64(r, "schedule_messages", (int64_t)cfg->schedule.n);
-	} else if (cfg->role == ROLE_CLIENT) {
-		records_meta_i64(r, "size", (int64_t)cfg->size);
-		records_meta(r, "rate", cfg->rate_text != NULL ? cfg->rate_text : "-");
-		records_meta(r, "arrival", arrival_kind_name(cfg->arrival));
-		snprintf(seed, sizeof(seed), "%" PRIu64, cfg->seed);
-		records_meta(r, "seed", seed);
-		records_meta_i64(r, "duration_ms", cfg->duration_ms);
-		records_meta_i64(r, "unordered", cfg->unordered ? 1 : 0);
-		records_meta_i64(r, "send_streams", cfg->send_streams);
-		records_meta_i64(r, "drain_timeout_ms", cfg->drain_timeout_ms);
-	}
+	meta_workload(cfg, r);
 	if (cfg->role == ROLE_CLIENT && cfg->scheduler_given)
 		records_meta(r, "scheduler", cfg->scheduler.text);
 	/* The client samples its paths (usampler.h); the server does not. */
