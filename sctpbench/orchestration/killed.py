@@ -22,7 +22,7 @@ def collect(run_dir: Path) -> None:
     """The records into tables and metrics, as `sctpbench run` would have; then the session's summary."""
 
     plan = planning.Plan.from_json((run_dir / "plan.json").read_text())
-    result = runner._end(run_dir, plan, stops.KILLED)
+    result = runner._end(run_dir, plan, stops.KILLED, begun=True)  # the guardian runs only once a guest was up
     session_dir = run_dir.parent
     if (session_dir / "experiment.yaml").exists() and not (session_dir / results_summary.NAME).exists():
         session = runner.Session(session_dir, error=stops.KILLED)

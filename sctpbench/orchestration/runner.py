@@ -143,6 +143,7 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     report = lambda s: progress(f"{time.monotonic() - started:6.1f}s {s}")  # noqa: E731
     stream = None
     error: str | None = None
+    begun = False  # whether the backend started: before it, nothing was measured to collect
     try:
         version.mark(run_dir, "run")
         (run_dir / "plan.json").write_text(p.to_json())
@@ -152,23 +153,24 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
         (run_dir / "plan.sh").write_text(chosen.render(p, str(run_dir)))
         (run_dir / "host.json").write_text(jsonfile.text(host_facts(backend)))
         stream = _start_stream(experiment, run_dir, report)
+        begun = True
         chosen.run_plan(p, run_dir, report)
     except BackendError as e:
         error = str(e)
     except OSError as e:  # the run folder's own files: a full or vanished results folder
         error = _os_error(e, run_dir)
     except KeyboardInterrupt as stop:
-        _end(run_dir, p, stops.reason(stop))
+        _end(run_dir, p, stops.reason(stop), begun)
         if stream:
             stream.finish(timeout_s=10)
         raise
-    result = _end(run_dir, p, error)
+    result = _end(run_dir, p, error, begun)
     if stream:
         result["telemetry"] = _finish_stream(stream, report)
     return result
 
 
-def _end(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
+def _end(run_dir: Path, p: Plan, error: str | None, begun: bool) -> dict[str, Any]:
     """Say how the run ended and keep what it measured; the run's summary.json always exists afterwards."""
     if error and stops.NO_SPACE not in error and stops.no_space_left(run_dir):
         # A process that died of the full disk (the agent) had no room left to say why.
@@ -179,7 +181,7 @@ def _end(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
         except OSError:
             pass  # the summary below says it, from the reserve
     try:
-        return _collect(run_dir, p, error)
+        return _collect(run_dir, p, error) if begun else _unmeasured(run_dir, p, error)
     finally:
         lastwords.release(run_dir)
 
@@ -240,19 +242,35 @@ def _note_status(run_dir: Path, error: str) -> None:
     results_backend.amend(run_dir, False, error, keep_earlier_error=stops.NO_SPACE not in error, writer=lastwords.write_json)
 
 
+def _unmeasured(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
+    """A run stopped before its backend started (a Ctrl-C while the plan was being written):
+    its error alone, not a collector's complaint about the plan it never finished writing."""
+    summary = _failed_summary(run_dir, p, error or "the run ended before its backend started")
+    return _result(run_dir, p, summary, summary["error"])
+
+
+def _failed_summary(run_dir: Path, p: Plan, error: str) -> dict[str, Any]:
+    summary = {"run_id": p.run_id, "repetition": p.repetition, "seed": p.seed, "clock": p.clock, "status": "failed",
+               "error": error, "metrics": {}}
+    try:
+        results_summary.write(run_dir, summary, lastwords.write_json)
+    except OSError:
+        pass  # nothing more can be written there; the session's summary and stdout still say it
+    return summary
+
+
 def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
     """Keep what was measured, even from a run that failed."""
     try:
         summary = store.collect(run_dir)
     except Exception as e:  # a broken record must not hide the run's own error
         why = stops.describe_no_space(run_dir) if stops.is_no_space(e) else str(e)
-        summary = {"run_id": p.run_id, "repetition": p.repetition, "seed": p.seed, "clock": p.clock, "status": "failed",
-                   "error": f"{error}; collecting failed: {why}" if error else f"collecting failed: {why}", "metrics": {}}
+        summary = _failed_summary(run_dir, p, f"{error}; collecting failed: {why}" if error else f"collecting failed: {why}")
         error = summary["error"]
-        try:
-            results_summary.write(run_dir, summary, lastwords.write_json)
-        except OSError:
-            pass  # nothing more can be written there; the session's summary and stdout still say it
+    return _result(run_dir, p, summary, error)
+
+
+def _result(run_dir: Path, p: Plan, summary: dict[str, Any], error: str | None) -> dict[str, Any]:
     return {
         "run": run_dir.name,
         "directory": str(run_dir),
