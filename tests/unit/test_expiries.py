@@ -62,3 +62,34 @@ def test_the_run_summary_names_the_back_off_its_model_follows_and_flags_a_detect
     assert late.endswith(", BEYOND THE BOUND)")
     [stock] = summary_text.failure_lines(RunMetrics(detection_time_ms=700.0), _model_dict(200))
     assert "(RFC timer model 700 ms from RTO 100 ms" in stock
+
+
+def test_new_data_sent_in_a_timeouts_instant_on_another_path_is_not_marked_by_it() -> None:
+    """usrsctp's timer thread retransmits on the alternate path and sends new data on the failed
+    one in the same instant; each path's send time is its capture less its own egress-lag
+    estimate, so the new data can come out 256 ns *before* the retransmission (seen in
+    tests/guest/test_usrsctp_timers.py, 1 run in 30). Its own timeout is the next expiry."""
+    ms = 1_000_000
+    sent = [
+        expiries._Sent(2520 * ms, "primary", [1]),
+        expiries._Sent(2740 * ms, "secondary", [1]),  # expiry 1: 200 ms after the first send
+        expiries._Sent(2760 * ms, "primary", [2]),
+        expiries._Sent(3160 * ms, "primary", [3]),  # new data, in expiry 2's instant
+        expiries._Sent(3160 * ms + 256, "secondary", [2]),  # expiry 2: 400 ms after [2]
+        expiries._Sent(3960 * ms, "secondary", [3]),  # expiry 3: 800 ms after [3]
+    ]
+    bursts = expiries._expiry_bursts(sent, [], failed_ns=2500 * ms)
+    assert [(b.t_ns // ms, b.earliest_tsn) for b in bursts] == [(2740, 1), (3160, 2), (3960, 3)]
+    assert expiries._next_send(sent, "primary", bursts[1].t_ns) == 3160 * ms  # expiry 3's timer started with [3]
+
+
+def test_chunks_outstanding_at_a_timeout_that_go_out_later_are_not_a_timeout() -> None:
+    ms = 1_000_000
+    sent = [
+        expiries._Sent(2520 * ms, "primary", [1]),
+        expiries._Sent(2539 * ms, "primary", [2]),  # outstanding at expiry 1
+        expiries._Sent(2740 * ms, "secondary", [1]),  # expiry 1; the alternate's window holds one chunk
+        expiries._Sent(2760 * ms, "secondary", [2]),  # marked at expiry 1, out with the next send
+    ]
+    bursts = expiries._expiry_bursts(sent, [], failed_ns=2500 * ms)
+    assert [(b.t_ns // ms, b.earliest_tsn) for b in bursts] == [(2740, 1)]
