@@ -45,7 +45,7 @@ class Draws:
 
     latencies_ns: tuple[int, ...]  # per message received at the server, in order of arrival
     secondary_heartbeats_ns: tuple[int, ...]  # the client's HEARTBEATs on the idle secondary
-    tags: tuple[tuple[int, int], ...]  # (initiate tag, initial TSN) of the INIT and the INIT-ACK
+    tags: tuple[tuple[int, int], ...]  # (vtag, initial TSN) of INIT and INIT-ACK: the client's first TSN, its tag
     rng: str  # guest.json's account of the kernel's seeding
 
 

@@ -136,7 +136,9 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
     umid = uml_guests.guest_id(plan.run_id, os.getpid())
     report(f"booting the guest ({kernel.origin} kernel {kernel.release}, {plan.clock} clock)")
     socket_path = uml_dir / "calendar.sock"
-    start = time.time_ns() - wall_offset_ns(plan)
+    # In whole µs, as captures stamp packets (tcpdump): a capture's times less the run's t0
+    # then repeat to the ns when the run is repeated, rather than by ±1 µs with the boot's ns.
+    start = (time.time_ns() - wall_offset_ns(plan)) // 1000 * 1000
     clock = [word.format(socket=socket_path, start=start) for word in TIME_TRAVEL[plan.clock]]
     rng = rng_words(kernel, plan.seed)
     argv = command(kernel, [*clock, *rng], host_link(uml_dir, run_dir), umid, uml_dir, expose, entry)
