@@ -72,7 +72,8 @@ FILES: tuple[RunFile, ...] = (
             required=False),
     RunFile("guest.json", "the uml backend (uml/backend.py: run_plan)",
             "the guest as booted: kernel, origin, release, config sha256, time travel, clock, scheduler, command "
-            "line; at the end its wall time and, on the paced clock, the calendar's statistics", required=False),
+            "line, rng (whether the kernel's random numbers were seeded with the run's seed, "
+            "random.seed=); at the end its wall time and, on the paced clock, the calendar's statistics", required=False),
     RunFile("mininet.json", "the mininet backend (mininet/engine.py: MininetEngine)",
             "the Mininet network as built: Mininet's version, hosts (with their shells' pids), bridges, links (host "
             "interface and MAC, bridge port and MAC), the guest-wide sysctls it set, present_after_build (the namespaces, "

@@ -100,6 +100,15 @@ def command(kernel: uml_kernel.Kernel, clock: list[str], run_link: Path, umid: s
     return boot.command_line(kernel.binary, boot.INIT, umid, uml_dir, clock, environment)
 
 
+def rng_words(kernel: uml_kernel.Kernel, seed: int) -> list[str]:
+    """The kernel word that seeds the guest's random numbers with the run's seed (its low 64
+    bits), so that netem's random loss and jitter, SCTP's heartbeat jitter, verification tags
+    and the agents' getrandom() repeat with the seed; none for a kernel without it."""
+    if not uml_kernel.seeds_rng(kernel):
+        return []
+    return [f"{uml_kernel.RNG_SEED_PARAMETER}={seed & (2**64 - 1):016x}"]
+
+
 def wall_offset_ns(plan: Plan) -> int:
     """How far before the host's time of day to start the guest's wall clock.
 
@@ -127,9 +136,12 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
     umid = uml_guests.guest_id(plan.run_id, os.getpid())
     report(f"booting the guest ({kernel.origin} kernel {kernel.release}, {plan.clock} clock)")
     socket_path = uml_dir / "calendar.sock"
-    start = time.time_ns() - wall_offset_ns(plan)
+    # In whole µs, as captures stamp packets (tcpdump): a capture's times less the run's t0
+    # then repeat to the ns when the run is repeated, rather than by ±1 µs with the boot's ns.
+    start = (time.time_ns() - wall_offset_ns(plan)) // 1000 * 1000
     clock = [word.format(socket=socket_path, start=start) for word in TIME_TRAVEL[plan.clock]]
-    argv = command(kernel, clock, host_link(uml_dir, run_dir), umid, uml_dir, expose, entry)
+    rng = rng_words(kernel, plan.seed)
+    argv = command(kernel, [*clock, *rng], host_link(uml_dir, run_dir), umid, uml_dir, expose, entry)
     facts = guest_facts(kernel, argv, plan.clock)
     (run_dir / "guest.json").write_text(jsonfile.text(facts))
     # The guest connects while parsing its command line: the calendar must listen first.
@@ -183,8 +195,17 @@ def guest_facts(kernel: uml_kernel.Kernel, argv: list[str], clock: str) -> dict[
     return {
         "kernel": str(kernel.binary), "origin": kernel.origin, "release": kernel.release,
         "config_sha256": kernel.config_sha256, "source": kernel.detail, "time_travel": kernel.time_travel,
-        "clock": clock, "scheduler": SCHEDULER[clock], "command_line": argv[1:],
+        "clock": clock, "scheduler": SCHEDULER[clock], "command_line": argv[1:], "rng": _rng_fact(argv),
     }
+
+
+def _rng_fact(argv: list[str]) -> str:
+    """Where the guest kernel's random numbers came from, as its command line says."""
+    prefix = f"{uml_kernel.RNG_SEED_PARAMETER}="
+    given = next((word.removeprefix(prefix) for word in argv if word.startswith(prefix)), None)
+    if given is None:
+        return "the host's entropy (the kernel does not take random.seed=): draws differ run to run"
+    return f"seeded: {prefix}{given} (the run's seed; kernel/patches/0005)"
 
 
 def _follow(fd: int, console: BinaryIO, deadline: float, on_line: Callable[[str], None]) -> None:

@@ -23,6 +23,9 @@ FRAGMENT = PROJECT_ROOT / "kernel" / "uml.config"
 BUILD_SCRIPT = PROJECT_ROOT / "scripts" / "build-kernel"
 PATCHES = PROJECT_ROOT / "kernel" / "patches"
 DEBIAN_LINUX_UML = Path("/usr/bin/linux.uml")
+# The boot parameter (kernel/patches/0005) that makes the guest's random numbers a function
+# of a 64-bit seed given in hex, so a run on virtual time repeats its kernel's draws.
+RNG_SEED_PARAMETER = "random.seed"
 DEBIAN_MODULES = Path("/usr/lib/uml/modules")
 
 
@@ -122,6 +125,19 @@ def missing_sysctls(kernel: Kernel, names: Sequence[str]) -> list[str]:
             return [n for n in names if image.find(b"\0" + n.encode() + b"\0") < 0]
     except (OSError, ValueError):  # unreadable, or empty
         return list(names)
+
+
+def seeds_rng(kernel: Kernel) -> bool:
+    """Whether the kernel takes RNG_SEED_PARAMETER: an early boot parameter's name is a string
+    in the kernel image (the project's kernel from 0005 on; Debian's and older builds lack it,
+    and would take the word as an unused module parameter, silently)."""
+    if kernel.origin != "project":
+        return False
+    try:
+        with open(kernel.binary, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as image:
+            return image.find(b"\0" + RNG_SEED_PARAMETER.encode() + b"\0") >= 0
+    except (OSError, ValueError):  # unreadable, or empty
+        return False
 
 
 def _host_has_amx() -> bool:
