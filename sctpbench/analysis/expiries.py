@@ -32,8 +32,9 @@ from sctpbench.results import jsonfile as results_jsonfile
 from sctpbench.results import kernel as results_kernel
 
 SAME_INSTANT_NS = 1_000_000  # packets this close belong to one burst (virtual time: 0)
-# Send times on two paths are each capture time less that path's egress lag, estimated per
-# path: sends of one instant can come out a few hundred ns apart (seen: 256 ns on usrsctp).
+# Send times on two paths are each capture time (tcpdump stamps µs) less that path's egress
+# lag, estimated per path: sends of one instant can come out apart by up to a µs or so (256 ns
+# seen on usrsctp while capture times were still read as float seconds).
 ACROSS_PATHS_NS = 10_000
 
 
