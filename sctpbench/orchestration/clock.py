@@ -20,6 +20,7 @@ from typing import Any
 
 from sctpbench.backends import registry
 from sctpbench.model.errors import SpecError
+from sctpbench.model.fields import DirectionOverride
 
 VIRTUAL_CLOCKS = ("virtual", "paced")
 
@@ -54,9 +55,21 @@ def for_backend(experiment: Any, backend: str, source: str) -> Decision:
     return Decision(real, f"clock real: virtual time is not available ({why})")
 
 
+# netem's draws: from the guest kernel's random numbers, which come from each repetition's seed.
+NETEM_DRAWS = ("jitter", "loss", "gilbert_elliott", "reorder", "duplicate", "corrupt")
+
+
+def netem_draws(experiment: Any) -> bool:
+    """Whether a path, or a `degrade` event's new values, has netem draw at random."""
+    shapings = [path.merged(which) for path in experiment.topology.paths.values() for which in ("forward", "reverse")]
+    shapings += [dict(event.set) for event in experiment.events if isinstance(getattr(event, "set", None), DirectionOverride)]
+    return any(shaping.get(key) for shaping in shapings for key in NETEM_DRAWS)
+
+
 def repetition_note(experiment: Any) -> str:
     """A warning worth a line: repetitions that can only repeat each other."""
-    varied = experiment.vary.start or experiment.vary.event_phase or any(a.random for a in experiment.associations)
+    varied = (experiment.vary.start or experiment.vary.event_phase or any(a.random for a in experiment.associations)
+              or netem_draws(experiment))
     if experiment.repeat > 1 and experiment.clock in VIRTUAL_CLOCKS and not varied:
         return (f"note: on {experiment.clock} time a run without random elements repeats itself; these "
                 f"{experiment.repeat} repetitions will agree (vary: draws event phases and start offsets per repetition)")

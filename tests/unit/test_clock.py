@@ -126,3 +126,17 @@ def test_identical_repetitions_are_pointed_out_on_virtual_time_only() -> None:
     assert clock.repetition_note(_load("repeat=3", "vary.event_phase=20ms")) == ""
     assert clock.repetition_note(_load("repeat=3", "clock=real")) == ""
     assert clock.repetition_note(_load("repeat=1")) == ""
+
+
+@pytest.mark.parametrize("netem", ["topology.paths.primary.loss=1%", "topology.paths.secondary.forward.jitter=2ms",
+                                   "topology.paths.primary.reorder=5%"])
+def test_netem_drawing_at_random_varies_repetitions_with_their_seeds(netem: str) -> None:
+    # The guest kernel's random numbers come from each repetition's seed (kernel/patches/0005).
+    assert clock.repetition_note(_load("repeat=3", netem)) == ""
+
+
+def test_a_degrade_event_that_adds_loss_varies_repetitions_and_one_that_adds_delay_does_not(tmp_path: Path) -> None:
+    for values, note in (("{loss: 2%}", False), ("{delay: 50ms}", True)):
+        f = tmp_path / "degrade.yaml"
+        f.write_text(FAILOVER.read_text().replace("events:\n", f"events:\n  - {{at: 1s, degrade: secondary, set: {values}}}\n"))
+        assert ("will agree" in clock.repetition_note(spec.load(f, ["repeat=3"]))) is note, values
