@@ -6,6 +6,7 @@ unless SCTPBENCH_REQUIRE_GUEST=1 (CI sets it), which turns that into a failure.
 """
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,15 @@ from sctpbench.orchestration import capabilities
 
 TESTS = Path(__file__).resolve().parent
 ON_A_GUEST = ("guest", "lab", "browser")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests stop the processes they start with SIGINT, as a terminal's Ctrl-C would. A suite
+    started in the background (`… &` in a script) inherits SIGINT ignored and passes that on
+    to every process it starts, which then cannot be interrupted (Python installs its Ctrl-C
+    handler only where SIGINT is not ignored): a handler here is reset to the default in them."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
