@@ -39,6 +39,13 @@ measure: {capture: true}
 """
 
 
+# Two runs of one seed can still differ by a few µs of virtual time (seen: 256 ns to 2.3 µs on
+# single messages, in a CI run on a clean clone): below anything the seed decides, whose draws
+# move messages and heartbeats by tens of ms (a retransmission, RTO ± 50 %).
+CLOCK_NOISE_NS = 10_000
+LOSS_DELAYED_NS = 15_000_000  # a message that waited for a retransmission: well above 10 ms one way
+
+
 @dataclass(frozen=True)
 class Draws:
     """What the kernel's random numbers decided in one run, in virtual time from t0."""
@@ -47,6 +54,15 @@ class Draws:
     secondary_heartbeats_ns: tuple[int, ...]  # the client's HEARTBEATs on the idle secondary
     tags: tuple[tuple[int, int], ...]  # (vtag, initial TSN) of INIT and INIT-ACK: the client's first TSN, its tag
     rng: str  # guest.json's account of the kernel's seeding
+
+    @property
+    def delayed_by_loss(self) -> list[int]:
+        """Which messages (by arrival) the loss draws delayed: lost, or held behind a lost one."""
+        return [i for i, lat in enumerate(self.latencies_ns) if lat > LOSS_DELAYED_NS]
+
+
+def _close(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    return len(a) == len(b) and all(abs(x - y) <= CLOCK_NOISE_NS for x, y in zip(a, b, strict=True))
 
 
 def _draws(tmp_path: Path, seed: int, name: str) -> Draws:
@@ -80,13 +96,15 @@ def test_the_same_seed_draws_the_same(runs: dict[str, Draws]) -> None:
     # behind one that was: well above the 10 ms one-way delay), the idle path was heartbeated.
     assert len(first.latencies_ns) == 150 and sum(lat > 50_000_000 for lat in first.latencies_ns) >= 3, first.latencies_ns
     assert len(first.secondary_heartbeats_ns) >= 4 and len(first.tags) == 2, first
-    assert first.latencies_ns == again.latencies_ns
-    assert first.secondary_heartbeats_ns == again.secondary_heartbeats_ns
+    assert first.delayed_by_loss == again.delayed_by_loss
+    assert _close(first.latencies_ns, again.latencies_ns), [
+        (i, a - b) for i, (a, b) in enumerate(zip(first.latencies_ns, again.latencies_ns, strict=True)) if a != b]
+    assert _close(first.secondary_heartbeats_ns, again.secondary_heartbeats_ns), (first, again)
     assert first.tags == again.tags
 
 
 def test_another_seed_draws_otherwise(runs: dict[str, Draws]) -> None:
     first, other = runs["first"], runs["other"]
-    assert first.latencies_ns != other.latencies_ns
-    assert first.secondary_heartbeats_ns != other.secondary_heartbeats_ns
+    assert first.delayed_by_loss != other.delayed_by_loss
+    assert not _close(first.secondary_heartbeats_ns, other.secondary_heartbeats_ns)
     assert first.tags != other.tags
