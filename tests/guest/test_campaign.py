@@ -74,8 +74,9 @@ def test_interrupted_campaign_resumes_and_runs_only_the_missing_runs(baseline: d
     assert "interrupted: run the same command again to resume" in baseline["first_err"]
     assert baseline["running_at_interrupt"] and not baseline["left_behind"], "guests left running after Ctrl-C"
     attempts = list((folder / "attempts").iterdir())  # interrupted runs, set aside, then run again
-    errors = {d.name: (table.run_summary(d) or {"error": "interrupted"})["error"] for d in attempts}
-    assert attempts and set(errors.values()) == {"interrupted"}, errors
+    # A worker stopped before its run folder had a summary leaves none: nothing to say but that.
+    errors = {d.name: summary["error"] for d in attempts if (summary := table.run_summary(d))}
+    assert attempts and set(errors.values()) <= {"interrupted"}, errors
     second = baseline["second"]
     assert second.returncode == 0, second.stderr
     every = {r.run_key for r in expand.runs(spec.load(TINY))}

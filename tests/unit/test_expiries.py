@@ -67,8 +67,9 @@ def test_the_run_summary_names_the_back_off_its_model_follows_and_flags_a_detect
 def test_new_data_sent_in_a_timeouts_instant_on_another_path_is_not_marked_by_it() -> None:
     """usrsctp's timer thread retransmits on the alternate path and sends new data on the failed
     one in the same instant; each path's send time is its capture less its own egress-lag
-    estimate, so the new data can come out 256 ns *before* the retransmission (seen in
-    tests/guest/test_usrsctp_timers.py, 1 run in 30). Its own timeout is the next expiry."""
+    estimate, and with capture times read as float seconds the new data came out 256 ns
+    *before* the retransmission (tests/guest/test_usrsctp_timers.py, 1 run in 30). Its own
+    timeout is the next expiry."""
     ms = 1_000_000
     sent = [
         expiries._Sent(2520 * ms, "primary", [1]),
