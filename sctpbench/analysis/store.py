@@ -158,8 +158,9 @@ def read_association(run_dir: Path, assoc: Association) -> AssociationData:
     return AssociationData(assoc, records.read(run_dir / assoc.client_records), records.read(run_dir / assoc.server_records))
 
 
-def collect(run_dir: Path) -> dict[str, Any]:
-    """Turn a run folder's records into tables and metrics; works on partial runs too."""
+def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) -> dict[str, Any]:
+    """Turn a run folder's records into tables and metrics; works on partial runs too.
+    `ended` is told when the collection (records into tables) and the analysis end."""
     plan = Plan.from_json((run_dir / "plan.json").read_text())
     data = [read_association(run_dir, a) for a in plan.associations]
     # A run that failed early lacks what its backend never wrote: collected all the same.
@@ -206,6 +207,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
         "associations": {d.plan.name: {"requested": d.plan.sctp, **read_back[d.plan.name]} for d in data},
     }
     (run_dir / "params.json").write_text(jsonfile.text(params))
+    ended("collection")
 
     check = _selfcheck(plan, data, events)
     per = {d.plan.name: _association_summary(d, plan.links, events, kernel, hz) for d in data}
@@ -274,6 +276,7 @@ def collect(run_dir: Path) -> dict[str, Any]:
         summary["traffic"] = traffic
         _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
     results_summary.write(run_dir, summary)
+    ended("analysis")
     return summary
 
 

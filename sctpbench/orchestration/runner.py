@@ -22,7 +22,7 @@ import yaml
 
 from sctpbench import __version__
 from sctpbench.analysis import metrics, store
-from sctpbench.backends import lastwords, registry, stops
+from sctpbench.backends import lastwords, phases, registry, stops
 from sctpbench.backends.protocol import installed_version
 from sctpbench.model.errors import BackendError
 from sctpbench.model.experiment import Experiment
@@ -30,6 +30,7 @@ from sctpbench.orchestration import capabilities
 from sctpbench.plan import build as planning
 from sctpbench.plan.data import Plan
 from sctpbench.results import backend as results_backend
+from sctpbench.results import cost as results_cost
 from sctpbench.results import jsonfile, version
 from sctpbench.results import summary as results_summary
 
@@ -140,7 +141,8 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     (run_dir / "records").mkdir(parents=True)
     lastwords.reserve(run_dir)
     started = time.monotonic()
-    report = lambda s: progress(f"{time.monotonic() - started:6.1f}s {s}")  # noqa: E731
+    meter = phases.Meter()
+    report = meter.observe(lambda s: progress(f"{time.monotonic() - started:6.1f}s {s}"))
     stream = None
     error: str | None = None
     begun = False  # whether the backend started: before it, nothing was measured to collect
@@ -154,23 +156,24 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
         (run_dir / "host.json").write_text(jsonfile.text(host_facts(backend)))
         stream = _start_stream(experiment, run_dir, report)
         begun = True
+        phases.ended(report, "plan")
         chosen.run_plan(p, run_dir, report)
     except BackendError as e:
         error = str(e)
     except OSError as e:  # the run folder's own files: a full or vanished results folder
         error = _os_error(e, run_dir)
     except KeyboardInterrupt as stop:
-        _end(run_dir, p, stops.reason(stop), begun)
+        _end(run_dir, p, stops.reason(stop), begun, meter)
         if stream:
             stream.finish(timeout_s=10)
         raise
-    result = _end(run_dir, p, error, begun)
+    result = _end(run_dir, p, error, begun, meter)
     if stream:
         result["telemetry"] = _finish_stream(stream, report)
     return result
 
 
-def _end(run_dir: Path, p: Plan, error: str | None, begun: bool) -> dict[str, Any]:
+def _end(run_dir: Path, p: Plan, error: str | None, begun: bool, meter: phases.Meter | None = None) -> dict[str, Any]:
     """Say how the run ended and keep what it measured; the run's summary.json always exists afterwards."""
     if error and stops.NO_SPACE not in error and stops.no_space_left(run_dir):
         # A process that died of the full disk (the agent) had no room left to say why.
@@ -181,9 +184,21 @@ def _end(run_dir: Path, p: Plan, error: str | None, begun: bool) -> dict[str, An
         except OSError:
             pass  # the summary below says it, from the reserve
     try:
-        return _collect(run_dir, p, error) if begun else _unmeasured(run_dir, p, error)
+        return _collect(run_dir, p, error, meter) if begun else _unmeasured(run_dir, p, error)
     finally:
+        _write_cost(run_dir, meter)
         lastwords.release(run_dir)
+
+
+def _write_cost(run_dir: Path, meter: phases.Meter | None) -> None:
+    """Where the run's host time went; a run stopped before it measured anything has no phases
+    (nor one collected by another process than the one that ran it: orchestration/killed.py)."""
+    if meter is None or not meter.phases:
+        return
+    try:
+        results_cost.write(run_dir, [phase.as_dict() for phase in meter.phases])
+    except OSError:
+        pass  # a full disk: the summary, written first, says what matters
 
 
 def _start_stream(experiment: Experiment, run_dir: Path, report: Progress) -> Any:
@@ -259,10 +274,10 @@ def _failed_summary(run_dir: Path, p: Plan, error: str) -> dict[str, Any]:
     return summary
 
 
-def _collect(run_dir: Path, p: Plan, error: str | None) -> dict[str, Any]:
+def _collect(run_dir: Path, p: Plan, error: str | None, meter: phases.Meter | None = None) -> dict[str, Any]:
     """Keep what was measured, even from a run that failed."""
     try:
-        summary = store.collect(run_dir)
+        summary = store.collect(run_dir, meter.end) if meter else store.collect(run_dir)
     except Exception as e:  # a broken record must not hide the run's own error
         why = stops.describe_no_space(run_dir) if stops.is_no_space(e) else str(e)
         summary = _failed_summary(run_dir, p, f"{error}; collecting failed: {why}" if error else f"collecting failed: {why}")

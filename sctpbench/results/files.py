@@ -108,6 +108,10 @@ COLLECTED: tuple[RunFile, ...] = (
             "the run's metrics (results/summary.py: RunMetrics), status ok, disturbed or failed, error, the "
             "self-check, the detection model, events, each association's metrics under `associations`, load, "
             "handover; traffic, cum_tsn, asconf and wire (captures around handovers) where they apply; telemetry after a push"),
+    RunFile("cost.json", "the runner (orchestration/runner.py, through results/cost.py)",
+            "where the run's host time went: each phase (plan, boot, setup, agents, workload, drain, teardown, halt, "
+            "collection, analysis) with its wall seconds, CPU seconds of the whole process tree (the guest included) "
+            "and voluntary context switches; the host's clock, not the run's (backends/phases.py)", required=False),
     RunFile("telemetry.json", "the telemetry stream or push (telemetry/stream.py, through results/ledger.py)", "what was sent to InfluxDB",
             required=False),
 )

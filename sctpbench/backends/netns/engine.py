@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol, TextIO
 
-from sctpbench.backends import stops
+from sctpbench.backends import phases, stops
 from sctpbench.backends.netns import render as netns_render
 from sctpbench.backends.netns.render import NsCommand
 from sctpbench.model import sctp_params
@@ -285,6 +285,7 @@ class NetnsEngine:
     # ------------------------------------------------------------------ build
 
     def build(self) -> None:
+        phases.ended(self.report, "boot")  # what came before: the guest's boot, or nothing on a host
         (self.run_dir / "records").mkdir(parents=True, exist_ok=True)
         (self.run_dir / "captures").mkdir(exist_ok=True)
         if self.plan.traffic:
@@ -294,6 +295,7 @@ class NetnsEngine:
             self.execute(group)
         results_kernel.write_kernel(self.run_dir, self._read_back())
         results_kernel.write_versions(self.run_dir, self._versions())
+        phases.ended(self.report, "setup")
 
     def execute(self, group: list[NsCommand]) -> None:
         """Run consecutive commands of one tool and namespace (one batch process where the tool has batches)."""
@@ -363,6 +365,7 @@ class NetnsEngine:
         # The wall-clock time of t0 lets telemetry stamp points with real time, the same
         # way live and when pushed later (a UML guest's wall clock is the host's).
         results_backend.write(self.run_dir, {"ok": None, "t0_ns": t0, "t0_realtime_ns": self.share.realtime_of(t0)})
+        phases.ended(self.report, "agents")
         events = self._open(results_events.NAME)
         for action in timeline:
             record = self._apply(action, t0)
@@ -372,9 +375,11 @@ class NetnsEngine:
                 detail = f" {action.detail}" if action.detail else ""
                 lag_ms = record["lag_ns"] / 1e6
                 self.report(f"t={action.at_ns / 1e9:.3f}s {action.kind} {action.target}{detail} (lag {lag_ms:.2f} ms)")
+        self._wait_workload(t0)
         self._wait_agents(t0)
         self.share.wait_for_peers(self, t0)
         self._wait_traffic(t0)
+        phases.ended(self.report, "drain")
 
     def start_process(self, p: Process) -> None:
         """Start a process in its namespace and wait until its output shows it is ready.
@@ -426,6 +431,18 @@ class NetnsEngine:
         if got is None or got[1].startswith("err"):
             raise BackendError(f"{action.kind} {action.target}: agent {agent.name} answered {got[1] if got else 'nothing'}")
         return int(got[1].split()[-1])
+
+    def _wait_workload(self, t0: int) -> None:
+        """Until the plan's end (t0 + end), for the cost of the workload apart from its drain:
+        waiting on a client, as _wait_agents does next, so the guest does no other work."""
+        client = next((self.agents[a.client_agent] for a in self.plan.associations if a.client_agent in self.agents), None)
+        left_ns = t0 + self.plan.end_ns - self.now()
+        if client is not None and left_ns > 0:
+            try:
+                client.proc.wait(timeout=left_ns / 1e9)
+            except subprocess.TimeoutExpired:
+                pass
+        phases.ended(self.report, "workload")
 
     def _wait_agents(self, t0: int) -> None:
         """Every client first (each drains for at most drain_timeout after its last message),
@@ -638,6 +655,7 @@ def run_engine(engine: NetnsEngine) -> None:
         engine.teardown()
         signal.signal(signal.SIGTERM, previous)
         _write_status(run_dir, status)
+        phases.ended(engine.report, "teardown")
 
 
 def _open_files_to_the_hard_limit() -> None:

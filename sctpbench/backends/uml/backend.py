@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from sctpbench.backends import phases
 from sctpbench.backends.netns import render as netns_render
 from sctpbench.backends.protocol import Check, Report, installed_version
 from sctpbench.backends.uml import boot, timetravel
@@ -161,6 +162,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
                 _follow(proc.stdout.fileno(), console, started + deadline_s(plan),
                         lambda line: _on_line(line, lines, report))
             proc.wait(timeout=30)
+            phases.ended(report, "halt")
         finally:
             _kill(proc)
             facts["wall_s"] = round(time.monotonic() - started, 3)
