@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol, TextIO
 
 from sctpbench.backends import phases, stops
+from sctpbench.backends.netns import inside
 from sctpbench.backends.netns import render as netns_render
 from sctpbench.backends.netns.render import NsCommand
 from sctpbench.model import sctp_params
@@ -53,6 +54,8 @@ GO = "go"
 # t0 is set this far ahead of "everything ready" so the start command reaches the client
 # before the first message is due.
 T0_LEAD_NS = 300_000_000
+# The kernel-wide socket buffer sysctls kernel.json records, as `sysctl KEY` prints them.
+KERNEL_WIDE_READ_BACK = ("net.sctp.sctp_rmem", "net.sctp.sctp_wmem", "net.core.rmem_default", "net.core.wmem_default")
 
 
 def _now() -> int:
@@ -301,18 +304,19 @@ class NetnsEngine:
         """Run consecutive commands of one tool and namespace (one batch process where the tool has batches)."""
         first = group[0]
         if first.tool == "modprobe":
-            argv = ["modprobe"] + (["-d", self.modprobe_root] if self.modprobe_root else []) + first.args
-            _check(argv)
+            if not _built_in(first.args, self.modprobe_root):  # modprobe would do nothing: no program start
+                _check(["modprobe"] + (["-d", self.modprobe_root] if self.modprobe_root else []) + first.args)
         elif first.tool == "sysctl" and first.ns is None:
             # Kernel-wide: remember what was there, teardown puts it back.
             keys = [a.partition("=")[0] for a in first.args]
-            self.restore_sysctls += [f"{k}={_check(['sysctl', '-n', k]).strip()}" for k in keys]
-            _check(["sysctl", "-q", "-w", *first.args])
+            self.restore_sysctls += [f"{k}={inside.read_sysctl(k)}" for k in keys]
+            inside.write_sysctls(first.args, first.render())
         elif first.tool == "sysctl":
-            _check(["ip", "netns", "exec", first.ns or "", "sysctl", "-q", "-w", *first.args])
+            with inside.namespace(first.ns):
+                inside.write_sysctls(first.args, first.render())
         elif first.tool in netns_render.RESTORE:
-            _check(["ip", "netns", "exec", first.ns or "", netns_render.RESTORE[first.tool], "--noflush"],
-                   "\n".join(first.args) + "\n", shown=first.render())
+            with inside.namespace(first.ns):
+                _check([netns_render.RESTORE[first.tool], "--noflush"], "\n".join(first.args) + "\n", shown=first.render())
         elif first.tool == "ip" and first.args[:2] == ["netns", "add"]:
             # One by one, so teardown deletes exactly the namespaces this run created and
             # never one of the same name that another run owns.
@@ -330,16 +334,14 @@ class NetnsEngine:
     def _read_back(self) -> dict[str, object]:
         sysctls: dict[str, dict[str, str]] = {}
         for host, ns in self.share.namespaces(self.plan).items():
-            # -e: a stack variant's sysctl is read back where the kernel has it, skipped where not.
-            out = _check(["ip", "netns", "exec", ns, "sysctl", "-e", *[f"net.sctp.{k}" for k in sctp_params.READ_BACK_SYSCTLS]])
-            sysctls[host] = dict(
-                (k.strip().removeprefix("net.sctp."), v.strip()) for k, _, v in (line.partition("=") for line in out.splitlines())
-            )
+            # A stack variant's sysctl is read back where the kernel has it, skipped where not.
+            with inside.namespace(ns):
+                values = {k: inside.read_sysctl(f"net.sctp.{k}") for k in sctp_params.READ_BACK_SYSCTLS}
+            sysctls[host] = {k: v.strip() for k, v in values.items() if v is not None}
         qdiscs = {
             host: _check(["tc", "-n", ns, "qdisc", "show"]).splitlines() for host, ns in self.share.namespaces(self.plan).items()
         }
-        kernel_wide = _check(["sysctl", "net.sctp.sctp_rmem", "net.sctp.sctp_wmem", "net.core.rmem_default",
-                              "net.core.wmem_default"]).splitlines()
+        kernel_wide = [f"{k} = {inside.read_sysctl(k)}" for k in KERNEL_WIDE_READ_BACK]
         return {"sysctl": sysctls, "sysctl_kernel_wide": kernel_wide, "qdisc": qdiscs, "hz": _kernel_hz()}
 
     def _versions(self) -> dict[str, str | None]:
@@ -388,11 +390,13 @@ class NetnsEngine:
         """
         name, ready = p.name, p.ready_line
         stderr = self._open(f"records/{name}.stderr")
-        proc = subprocess.Popen(
-            self.share.process_argv(self.plan, p, self.run_dir),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if p.role == "capture" else stderr,
-            text=True, bufsize=1,
-        )
+        # Born in its namespace without `ip netns exec` (inside.py): one program start instead of two.
+        ns, argv = inside.split_exec(self.share.process_argv(self.plan, p, self.run_dir))
+        with inside.namespace(ns):
+            proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if p.role == "capture" else stderr,
+                text=True, bufsize=1,
+            )
         assert proc.stdout
         agent = Managed(name, proc, LineReader(proc.stdout, self._open(f"records/{name}.stdout"), self.now), stderr)
         self.agents[name] = agent
@@ -505,7 +509,10 @@ class NetnsEngine:
         for ns in reversed(self.created_ns):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
         if self.restore_sysctls:
-            subprocess.run(["sysctl", "-q", "-w", *self.restore_sysctls], capture_output=True)
+            try:
+                inside.write_sysctls(self.restore_sysctls, "restoring kernel-wide sysctls")
+            except BackendError:
+                pass  # as before: the teardown goes on; what could not be put back stays as the run left it
         for log in self._logs:
             try:
                 log.close()
@@ -586,6 +593,17 @@ def sleep_until(t_ns: int, now: Callable[[], int] = _now) -> None:
         time.sleep((left - 2_000_000) / 1e9)
     while now() < t_ns:
         pass
+
+
+def _built_in(args: list[str], root: str | None) -> bool:
+    """Whether every module of a `modprobe -a NAME…` is built into the running kernel, as its
+    modules.builtin (under modprobe's root) lists them."""
+    listing = Path(root or "/") / "lib" / "modules" / os.uname().release / "modules.builtin"
+    try:
+        built_in = {Path(line).name.removesuffix(".ko").replace("-", "_") for line in listing.read_text().split()}
+    except OSError:
+        return False
+    return all(name.replace("-", "_") in built_in for name in args if not name.startswith("-"))
 
 
 def _kernel_config_sha256() -> str | None:

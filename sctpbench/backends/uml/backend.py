@@ -93,11 +93,14 @@ def host_link(uml_dir: Path, run_dir: Path) -> Path:
 
 def command(kernel: uml_kernel.Kernel, clock: list[str], run_link: Path, umid: str, uml_dir: Path,
             expose: list[Path], entry: str = GUEST_ENTRY) -> list[str]:
-    """The guest's argv (boot.py); init.sh's own environment: the run folder (the host's
-    link to it, and where the guest mounts it), the interpreter, what it runs."""
+    """The guest's argv (boot.py); init.sh's own environment: its mounts (a file in uml_dir),
+    the run folder (the host's link to it, and where the guest mounts it), the interpreter,
+    what it runs."""
     assert kernel.modules is not None
-    environment = {"SB_RUN": str(GUEST_RUN), "SB_RUN_HOST": str(run_link), "SB_PYTHON": sys.executable,
-                   **boot.mounts(kernel.modules, expose), "SB_ENTRY": entry}
+    table = uml_dir / "fstab"
+    table.write_text(boot.fstab(expose, run_link, GUEST_RUN))
+    environment = {"SB_FSTAB": str(table), "SB_RUN": str(GUEST_RUN), "SB_RUN_HOST": str(run_link), "SB_PYTHON": sys.executable,
+                   **boot.mounts(kernel.modules, expose, uml_kernel.modprobe_root(kernel)), "SB_ENTRY": entry}
     return boot.command_line(kernel.binary, boot.INIT, umid, uml_dir, clock, environment)
 
 

@@ -35,10 +35,25 @@ def exposed_paths(needed: Iterable[Path] = (), hidden_also: Iterable[Path] = ())
     return [p for p in hidden if not any(p != q and p.is_relative_to(q) for q in hidden)]
 
 
-def mounts(modules: Path, expose: Sequence[Path]) -> dict[str, str]:
+def mounts(modules: Path, expose: Sequence[Path], modroot: Path | None = None) -> dict[str, str]:
     """The environment boot.sh reads: SB_EXPOSE (the folders to mount back) and SB_MODULES
-    (the kernel's modules folder, or a folder with only its modules.builtin)."""
-    return {"SB_EXPOSE": ":".join(map(str, expose)), "SB_MODULES": str(modules)}
+    (the kernel's modules folder, or a folder with only its modules.builtin); SB_MODROOT,
+    when given, a modprobe root the host made (kernel.modprobe_root), used as it is."""
+    return {"SB_EXPOSE": ":".join(map(str, expose)), "SB_MODULES": str(modules),
+            **({"SB_MODROOT": str(modroot)} if modroot else {})}
+
+
+def fstab(expose: Sequence[Path], run_host: Path, run_guest: Path) -> str:
+    """The uml backend's guest mounts as one fstab, for one `mount -a` (init.sh): a program
+    start is the dearest thing a guest does, and it took one per mount. The kernel's own
+    filesystems, tmpfs on GUEST_TMPFS, the exposed folders back (read-only), then the run
+    folder (read-write); X-mount.mkdir makes a mount point the tmpfs lacks. hostfs takes the
+    host's path as its options (no commas: backend._check_paths)."""
+    lines = ["proc /proc proc defaults 0 0", "sys /sys sysfs defaults 0 0",
+             *(f"tmpfs {d} tmpfs {'mode=1777' if d != Path('/run') else 'defaults'} 0 0" for d in GUEST_TMPFS),
+             *(f"none {d} hostfs X-mount.mkdir,ro,{d} 0 0" for d in expose),
+             f"none {run_guest} hostfs X-mount.mkdir,{run_host} 0 0"]
+    return "\n".join(lines) + "\n"
 
 
 def command_line(binary: Path, init: Path, umid: str, uml_dir: Path, words: Sequence[str],

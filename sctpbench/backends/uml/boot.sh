@@ -22,7 +22,8 @@ mount_exposed() {
     done
 }
 
-# modprobe_root ERROR-WORD: a root of its own for modprobe, under /run (the guest's tmpfs).
+# modprobe_root ERROR-WORD: a root of its own for modprobe, under /run (the guest's tmpfs),
+# unless the host made one (SB_MODROOT).
 # modprobe looks in <root>/lib/modules/<release>; the host has none for the guest's kernel.
 # Debian's kernel has its modules in SB_MODULES; the project's kernel has everything built
 # in, and modprobe then needs only modules.builtin (all SB_MODULES holds) to say so. The
@@ -30,6 +31,11 @@ mount_exposed() {
 # modprobe that uses that root.
 modprobe_root() {
     local release
+    if [ -n "${SB_MODROOT:-}" ]; then
+        # Made by the host (uml/kernel.py: modprobe_root), read-only here like the rest of its files.
+        echo "$SB_MODROOT/modprobe" > /proc/sys/kernel/modprobe
+        return
+    fi
     release=$(uname -r)
     mkdir -p /run/netns /run/modroot/lib/modules
     if [ -d "$SB_MODULES/kernel" ]; then

@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import mmap
 import os
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,6 +141,47 @@ def seeds_rng(kernel: Kernel) -> bool:
             return image.find(b"\0" + RNG_SEED_PARAMETER.encode() + b"\0") >= 0
     except (OSError, ValueError):  # unreadable, or empty
         return False
+
+
+def modprobe_root(kernel: Kernel) -> Path:
+    """A root for the guest's modprobe (`-d ROOT`: ROOT/lib/modules/RELEASE), made once on the
+    host and kept in the cache, with ROOT/modprobe, the program the guest kernel runs to load a
+    module on demand (/proc/sys/kernel/modprobe, which gets no environment to find ROOT in).
+
+    modprobe needs the kernel's modules indexed (depmod). Made here, a guest's boot only
+    points its kernel at it, where each guest used to make its own (three program starts and
+    depmod, the dearest part of its init). Debian's kernel: a link to its modules folder,
+    already indexed; the project's: its modules.builtin alone (everything is built in)."""
+    assert kernel.modules is not None
+    tag = hashlib.sha256(f"{kernel.origin}\0{kernel.modules.resolve()}\0{kernel.config_sha256}".encode()).hexdigest()[:16]
+    root = cache_root() / "modroot" / f"{kernel.origin}-{kernel.release}-{tag}"
+    if (root / "modprobe").exists():
+        return root
+    root.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".new-", dir=root.parent))
+    try:
+        modules = work / "lib" / "modules"
+        modules.mkdir(parents=True)
+        if (kernel.modules / "kernel").is_dir():
+            (modules / kernel.release).symlink_to(kernel.modules.resolve())
+        else:
+            own = modules / kernel.release
+            own.mkdir()
+            shutil.copy(kernel.modules / "modules.builtin", own / "modules.builtin")
+            (own / "modules.order").touch()
+            (own / "modules.builtin.modinfo").touch()
+            subprocess.run(["depmod", "-b", str(work), kernel.release], check=True, capture_output=True)
+        wrapper = work / "modprobe"
+        wrapper.write_text(f"#!/bin/sh\nexec /sbin/modprobe -d {root} \"$@\"\n")
+        wrapper.chmod(0o755)
+        try:
+            work.rename(root)
+        except OSError:
+            if not (root / "modprobe").exists():  # not another run that made it meanwhile
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return root
 
 
 def _host_has_amx() -> bool:

@@ -116,18 +116,35 @@ static bool answers(int nl, struct cc_info *out)
 	}
 }
 
-bool cc_info_read(int fd, struct cc_info *out)
+void cc_reader_init(struct cc_reader *r)
 {
-	int family, nl;
-	uint16_t sport, dport;
-	bool ok;
+	r->nl = -1;
+	r->known = false;
+}
 
-	if (!ends(fd, &family, &sport, &dport))
-		return false;
-	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (nl < 0)
-		return false;
-	ok = request(nl, family, sport, dport) && answers(nl, out);
-	close(nl);
-	return ok;
+void cc_reader_close(struct cc_reader *r)
+{
+	if (r->nl >= 0)
+		close(r->nl);
+	r->nl = -1;
+}
+
+bool cc_reader_read(struct cc_reader *r, int fd, struct cc_info *out)
+{
+	if (!r->known) {
+		if (!ends(fd, &r->family, &r->sport, &r->dport))
+			return false;
+		r->known = true;
+	}
+	if (r->nl < 0) {
+		r->nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+		if (r->nl < 0)
+			return false;
+	}
+	if (request(r->nl, r->family, r->sport, r->dport) && answers(r->nl, out))
+		return true;
+	/* A dump cut short would leave its rest to the next round's reading:
+	 * start the next round on a new socket. */
+	cc_reader_close(r);
+	return false;
 }

@@ -22,8 +22,21 @@ struct cc_info {
 	uint32_t partial_bytes_acked;
 };
 
+/* What a reader keeps between rounds: the netlink socket, and the
+ * association's family and ports, which never change for a one-to-one
+ * socket. Asking afresh each round cost seven system calls more, each a
+ * trap to the guest kernel under User-Mode Linux. */
+struct cc_reader {
+	int nl;     /* NETLINK_SOCK_DIAG socket, -1 until opened */
+	bool known; /* family and ports below are read */
+	int family;
+	uint16_t sport, dport; /* network order */
+};
+
+void cc_reader_init(struct cc_reader *r);
 /* Fills *out for the association of the one-to-one SCTP socket fd (found
  * by its local and peer ports); false when the kernel gave nothing. */
-bool cc_info_read(int fd, struct cc_info *out);
+bool cc_reader_read(struct cc_reader *r, int fd, struct cc_info *out);
+void cc_reader_close(struct cc_reader *r);
 
 #endif

@@ -692,7 +692,8 @@ int client_run(const struct config *cfg, struct records *rec)
 	if (c.outcome == FINISHED && c.sched != NULL && c.sched->any_lifetime)
 		record_abandoned(&c);
 	if (c.outcome == FINISHED)
-		sampler_round(c.fd, c.assoc, rec); /* the paths as the run left them */
+		sampler_round(&c.sampler, c.fd, c.assoc, rec); /* the paths as the run left them */
+	sampler_close(&c.sampler);
 	/* close() on a one-to-one socket starts the graceful SHUTDOWN; the
 	 * kernel completes it after we exit. */
 	if (c.fd >= 0)

@@ -15,6 +15,12 @@ void sampler_init(struct sampler *s, int64_t interval_ms)
 	s->interval_ns = interval_ms * NS_PER_MS;
 	s->next_ns = INT64_MAX;
 	s->policy_on = false;
+	cc_reader_init(&s->cc);
+}
+
+void sampler_close(struct sampler *s)
+{
+	cc_reader_close(&s->cc);
 }
 
 void sampler_use_policy(struct sampler *s, const struct policy_params *p,
@@ -57,7 +63,7 @@ int64_t sampler_deadline(const struct sampler *s)
 /* Returns true and fills *out when the kernel described the path. */
 static bool sample_path(int fd, sctp_assoc_t assoc, const struct sockaddr_storage *addr,
 			const struct sockaddr_storage *primary, bool have_primary,
-			struct records *r, struct policy_path_info *out)
+			struct records *r, int64_t now, struct policy_path_info *out)
 {
 	struct sctp_paddrinfo pi;
 	socklen_t len = sizeof(pi);
@@ -79,7 +85,7 @@ static bool sample_path(int fd, sctp_assoc_t assoc, const struct sockaddr_storag
 	srtt = pi.spinfo_srtt;
 	rto = pi.spinfo_rto;
 	mtu = pi.spinfo_mtu;
-	records_path(r, now_ns(), addr, path_state_name(state), cwnd, srtt, rto, mtu,
+	records_path(r, now, addr, path_state_name(state), cwnd, srtt, rto, mtu,
 		     have_primary && addr_same_host(addr, primary));
 	out->addr = *addr;
 	out->state = state;
@@ -90,7 +96,8 @@ static bool sample_path(int fd, sctp_assoc_t assoc, const struct sockaddr_storag
 }
 
 /* pr: the policy to run on this round's paths, or NULL. */
-static void round_with(int fd, sctp_assoc_t assoc, struct records *r, struct policy_runner *pr)
+static void round_with(struct sampler *s, int fd, sctp_assoc_t assoc, struct records *r, int64_t now,
+		       struct policy_runner *pr)
 {
 	struct policy_path_info info[ADDR_LIST_MAX];
 	size_t n_info = 0;
@@ -120,19 +127,19 @@ static void round_with(int fd, sctp_assoc_t assoc, struct records *r, struct pol
 		have_primary = true;
 	}
 	for (size_t i = 0; i < peers.n; i++)
-		if (sample_path(fd, assoc, &peers.a[i], &primary, have_primary, r, &info[n_info]))
+		if (sample_path(fd, assoc, &peers.a[i], &primary, have_primary, r, now, &info[n_info]))
 			n_info++;
 	/* After the paths, so a switch seen in them is seen here too. */
-	if (cc_info_read(fd, &cc))
-		records_cc(r, now_ns(), &cc.primary, cc.cwnd, cc.ssthresh, cc.flight_size,
+	if (cc_reader_read(&s->cc, fd, &cc))
+		records_cc(r, now, &cc.primary, cc.cwnd, cc.ssthresh, cc.flight_size,
 			   cc.partial_bytes_acked);
 	if (pr != NULL)
 		policy_runner_round(pr, fd, assoc, r, info, n_info, &primary, have_primary);
 }
 
-void sampler_round(int fd, sctp_assoc_t assoc, struct records *r)
+void sampler_round(struct sampler *s, int fd, sctp_assoc_t assoc, struct records *r)
 {
-	round_with(fd, assoc, r, NULL);
+	round_with(s, fd, assoc, r, now_ns(), NULL);
 }
 
 void sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
@@ -140,7 +147,7 @@ void sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
 {
 	if (s->interval_ns <= 0 || now < s->next_ns)
 		return;
-	round_with(fd, assoc, r, s->policy_on ? &s->policy : NULL);
+	round_with(s, fd, assoc, r, now, s->policy_on ? &s->policy : NULL);
 	s->next_ns += s->interval_ns;
 	if (s->next_ns <= now)
 		s->next_ns = now + s->interval_ns;

@@ -7,6 +7,7 @@
 #ifndef SCTPBENCH_SAMPLER_H
 #define SCTPBENCH_SAMPLER_H
 
+#include "cc_info.h"
 #include "policy_run.h"
 #include "records.h"
 #include "sctpapi.h"
@@ -19,6 +20,7 @@ struct sampler {
 	int64_t next_ns;     /* INT64_MAX until started */
 	bool policy_on;      /* a non-static --policy runs on every round */
 	struct policy_runner policy;
+	struct cc_reader cc; /* the primary's congestion state, kept open between rounds */
 };
 
 void sampler_init(struct sampler *s, int64_t interval_ms);
@@ -37,10 +39,13 @@ void sampler_stop(struct sampler *s);
 int64_t sampler_deadline(const struct sampler *s);
 /* Takes a round if due.  Rounds missed while the process was busy are
  * skipped, not replayed: a burst of back-dated samples would lie about
- * when the state was seen. */
+ * when the state was seen.  The round's records carry `now`, the loop
+ * turn's one clock reading: under User-Mode Linux every reading is a
+ * trapped system call, and the round's own calls take microseconds. */
 void sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
 		  struct records *r, int64_t now);
 /* One round regardless of the schedule. */
-void sampler_round(int fd, sctp_assoc_t assoc, struct records *r);
+void sampler_round(struct sampler *s, int fd, sctp_assoc_t assoc, struct records *r);
+void sampler_close(struct sampler *s);
 
 #endif

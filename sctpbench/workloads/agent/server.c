@@ -193,7 +193,9 @@ static void loop(struct server *s)
 		deadline = records_flush_deadline(s->rec);
 		if (sampler_deadline(&s->sampler) < deadline)
 			deadline = sampler_deadline(&s->sampler);
-		if (waiting_poll(&pfd, 1, deadline) < 0) {
+		/* From the turn's one reading: a sampling round is no reason to
+		 * read the clock again (a trapped system call under UML). */
+		if (waiting_poll_from(&pfd, 1, deadline, now) < 0) {
 			diag_errno(errno, "ppoll");
 			s->outcome = FAILED;
 			break;
@@ -244,6 +246,7 @@ int server_run(const struct config *cfg, struct records *rec)
 
 	if (s.outcome == RUNNING)
 		loop(&s);
+	sampler_close(&s.sampler);
 	if (s.fd >= 0)
 		close(s.fd);
 	records_end(rec, now_ns(), s.received);

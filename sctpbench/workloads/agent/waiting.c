@@ -48,13 +48,18 @@ bool waiting_terminated(void)
 
 int waiting_poll(struct pollfd *fds, nfds_t n, int64_t deadline_ns)
 {
+	return waiting_poll_from(fds, n, deadline_ns, deadline_ns == INT64_MAX ? 0 : now_ns());
+}
+
+int waiting_poll_from(struct pollfd *fds, nfds_t n, int64_t deadline_ns, int64_t now)
+{
 	struct timespec ts, *tsp = NULL;
 	int rc;
 
 	if (terminated)
 		return 0;
 	if (deadline_ns != INT64_MAX) {
-		int64_t wait = deadline_ns - now_ns();
+		int64_t wait = deadline_ns - now;
 
 		ts = ns_to_timespec(wait > 0 ? wait : 0);
 		tsp = &ts;

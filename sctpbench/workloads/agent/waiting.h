@@ -19,5 +19,8 @@ bool waiting_terminated(void);
 /* deadline_ns: absolute CLOCK_MONOTONIC, INT64_MAX for none.  Returns as
  * poll() does; 0 also when interrupted by a termination signal. */
 int waiting_poll(struct pollfd *fds, nfds_t n, int64_t deadline_ns);
+/* The same, counting the wait from `now`, a reading the caller already
+ * has: where waking a little late costs nothing, it spares a clock read. */
+int waiting_poll_from(struct pollfd *fds, nfds_t n, int64_t deadline_ns, int64_t now);
 
 #endif
