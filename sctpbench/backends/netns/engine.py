@@ -15,8 +15,6 @@ The files it leaves in the run folder, and their content, are listed in results/
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import os
 import queue
 import re
@@ -608,6 +606,9 @@ def _built_in(args: list[str], root: str | None) -> bool:
 
 def _kernel_config_sha256() -> str | None:
     """The running kernel's own configuration (/proc/config.gz, else /boot), hashed."""
+    import gzip  # here only: the guest's imports are slow, and this runs once a run
+    import hashlib
+
     proc = Path("/proc/config.gz")
     try:
         data = gzip.decompress(proc.read_bytes()) if proc.exists() else Path(f"/boot/config-{os.uname().release}").read_bytes()

@@ -9,7 +9,6 @@ backends/ansible/share.py) speak the same lines through `entry`.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -42,12 +41,15 @@ def entry(run: Callable[[], None], who: str = "") -> int:
 
 
 def main(argv: list[str] | None = None, prog: str = "sctpbench-guest", run_plan: RunPlan = engine.run_plan) -> int:
-    parser = argparse.ArgumentParser(prog=prog)
-    parser.add_argument("run_dir", type=Path)
-    parser.add_argument("--modprobe-root")
-    args = parser.parse_args(argv)
-    plan = Plan.from_json((args.run_dir / "plan.json").read_text())
-    return entry(lambda: run_plan(plan, args.run_dir, report, args.modprobe_root))
+    """RUN_DIR [--modprobe-root DIR], as init.sh gives them: read by hand, as argparse's own
+    imports (gettext and the rest) would cost the guest more than its whole work here."""
+    words = sys.argv[1:] if argv is None else argv
+    if len(words) not in (1, 3) or (len(words) == 3 and words[1] != "--modprobe-root"):
+        print(f"usage: {prog} RUN_DIR [--modprobe-root DIR]", file=sys.stderr)
+        return 2
+    run_dir, modprobe_root = Path(words[0]), (words[2] if len(words) == 3 else None)
+    plan = Plan.from_json((run_dir / "plan.json").read_text())
+    return entry(lambda: run_plan(plan, run_dir, report, modprobe_root))
 
 
 if __name__ == "__main__":
