@@ -205,6 +205,7 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
         selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
         files=files,
         traffic=traffic,
+        models=list(experiment.measure.models),
     )
 
 
