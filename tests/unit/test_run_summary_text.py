@@ -46,7 +46,7 @@ def _sample(page: Path) -> list[str]:
     return text[start:text.index("```", start)].splitlines()
 
 
-@pytest.mark.parametrize("page", ["README.md", "docs/index.md"])
+@pytest.mark.parametrize("page", ["README.md", "docs/index.md", "docs/results.md"])
 def test_the_sample_output_is_what_run_prints(page: str) -> None:
     printed = summary_text.summary_lines(_session())
     assert [_numbers_aside(line) for line in _sample(ROOT / page)] == [_numbers_aside(line) for line in printed]
