@@ -228,8 +228,11 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
     run = metrics.across_associations({n: a["metrics"] for n, a in per.items()}, [m for d in data for m in d.messages], busiest,
                                       pooled)
     run |= _multipath(run_dir, data, per)
-    startups = {d.plan.name: _startup(d, plan.links, events, kernel, handovers[d.plan.name]) for d in data}
-    for name, (figures, model_) in startups.items():  # seed 000 Papers IV/V: after a switch, beside the startup model
+    # Seed 000 Papers IV/V: after a switch, beside the startup model, when the experiment asks (measure.models).
+    asked = "startup" in plan.models
+    startups = {d.plan.name: _startup(d, plan.links, events, kernel, handovers[d.plan.name]) if asked
+                else (dict.fromkeys(STARTUP_METRICS), None) for d in data}
+    for name, (figures, model_) in startups.items():
         per[name]["metrics"] |= figures
         per[name]["startup_model"] = model_
     # The run's: the first association that switched paths (the one summary.json's startup_model is of).

@@ -218,6 +218,16 @@ def _describe(error: dict[str, Any], source: Any) -> str:
     return f"{source.where(loc)}: {key}: {detail}"
 
 
+def _no_experiment(where: str, named: str, resolved: Path, base: Path) -> str:
+    """Why `experiment:` names no file: a folder (a reproduction's, most likely) or nothing there."""
+    if inputfile.is_dir(resolved):
+        inside = resolved / "experiment.yaml"
+        hint = f" (e.g. {units.shown(str(Path(named) / inside.name))})" if inputfile.is_file(inside) else ""
+        return (f"{where}: experiment: {units.shown(named)} is a folder (relative to {base}); "
+                f"allowed: an experiment file{hint}")
+    return f"{where}: experiment: no file {units.shown(named)} (relative to {base})"
+
+
 def load(path: str | Path, overrides: Sequence[str] = ()) -> Loaded:
     """Read and check a campaign file; `overrides` (KEY=VALUE) join its `set:`."""
     path = Path(path)
@@ -242,7 +252,7 @@ def load(path: str | Path, overrides: Sequence[str] = ()) -> Loaded:
         raise SpecError(_describe(dict(e.errors()[0]), source)) from None
     experiment_file = (path.parent / campaign.experiment[: inputfile.MAX_PATH_CHARS]).resolve()
     if not inputfile.is_file(experiment_file):
-        raise SpecError(f"{source.where(('experiment',))}: experiment: no file {units.shown(campaign.experiment)} (relative to {path.parent})")
+        raise SpecError(_no_experiment(source.where(("experiment",)), campaign.experiment, experiment_file, path.parent))
     axes = _axes(campaign.sweep, source)
     swept = {k for axis in axes for k in axis}
     for i, adj in enumerate(campaign.adjust):

@@ -283,6 +283,11 @@ class Measure(_Model):
     calibrate: bool = Field(default=False, description="measure delay, loss and rate on the topology before the runs")
     calibration_tolerance: Percent = Field(default=5.0, description="warn when a calibration error exceeds this")
     selfcheck: SelfCheck = SelfCheck()
+    # A paper's model is computed, kept and shown only when asked: beside most runs it is noise.
+    # (The RFC timer model beside a failure's detection is always there: it explains the result.)
+    models: list[Literal["startup"]] = Field(
+        default=[], description="papers' models computed beside the measurements: startup (seed 000 Papers IV/V: the MTT "
+        "of the 2 s after a path switch beside the startup model's slow start and ideal startup, analysis/startup.py)")
 
 
 def _influx_url(value: Any) -> Any:

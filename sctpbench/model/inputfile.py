@@ -76,6 +76,14 @@ def is_file(path: Path) -> bool:
         return False
 
 
+def is_dir(path: Path) -> bool:
+    """Whether a folder is there, without an OSError for a name that cannot be one."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
 def _at(prefix: str, path: Path, where: str | None, line: int) -> str:
     """`FILE:LINE` when the message is about the file itself; the caller's place otherwise."""
     return f"{path}:{line}" if where is None else prefix

@@ -21,7 +21,7 @@ from sctpbench.model.errors import SpecError
 from sctpbench.model.events.base import Where
 from sctpbench.model.experiment import Experiment, SignalTrace, Topology, Workload, packet_positions
 from sctpbench.model.overrides import apply_override, parse_override
-from sctpbench.model.wording import Source, describe, short
+from sctpbench.model.wording import Source, describe, set_label, short
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "topologies"
 
@@ -115,6 +115,8 @@ def from_base(base: Base, overrides: Sequence[Override] = ()) -> Experiment:
     for o in overrides:
         apply_override(data, o.key, copy.deepcopy(o.value), o.text)
         override_src[o.key] = o.text
+        if o.key == ("topology",):  # a topology named as in the file, found and worded as there
+            data = _resolve_topology(data, base.path.parent, {}, set_label(o.text))
     source = Source(file, base.lines, override_src)
     try:
         experiment = Experiment.model_validate(data)
@@ -144,7 +146,9 @@ def _resolve_topology(data: dict[str, Any], base_dir: Path, lines: dict[tuple[st
     candidates = [base_dir / use, base_dir / f"{use}.yaml", TOPOLOGY_DIR / use, TOPOLOGY_DIR / f"{use}.yaml"]
     found = next((c for c in candidates if inputfile.is_file(c)), None)
     if found is None:
-        raise SpecError(f"{where}: {'.'.join(loc)}: no topology file {use!r}; allowed: {allowed}")
+        folder = inputfile.is_dir(candidates[0]) or inputfile.is_dir(candidates[2])
+        raise SpecError(f"{where}: {'.'.join(loc)}: {use!r} is a folder, not a topology file; allowed: {allowed}" if folder
+                        else f"{where}: {'.'.join(loc)}: no topology file {use!r}; allowed: {allowed}")
     try:
         loaded, _ = inputfile.load(found)
     except SpecError as e:  # the experiment's line first: the topology file may be one of many

@@ -26,6 +26,24 @@ from sctpbench.results import calibration as results_calibration
 from sctpbench.results.summary import HEADLINE_METRICS, RunMetrics
 
 PNG_DPI = 200
+# The report's tables of metrics show them in these groups, in this order, and only those a
+# run produced: a row of "–" with n 0 is a metric that does not apply to the experiment.
+METRIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("delivery", ("messages_sent", "messages_delivered", "messages_affected", "pre_failure_p99_ms", "frames_late",
+                  "utilisation")),
+    ("latency", ("mtt_mean_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "sched_mtt_mean_ms", "sched_mtt_p99_ms")),
+    ("failure", ("detection_time_ms", "pf_detection_time_ms", "unreachable_time_ms", "failover_time_ms")),
+    ("handover", ("path_switches", "handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms",
+                  "acked_0_5s_after_switch", "acked_1s_after_switch", "acked_2s_after_switch", "acked_4s_after_switch",
+                  "new_path_rate_time_ms")),
+    ("multipath", ("holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share", "reordered_chunks",
+                   "foreign_source_packets")),
+    ("bulk", ("acked_at_10s", "acked_at_30s", "acked_at_60s", "acked_at_120s")),
+    ("competing traffic", ("competing_tcp_mbps", "jain_fairness")),
+    ("models", ("startup_mtt_mean_ms", "startup_mmtt_ms", "startup_model_mtt_mean_ms", "startup_model_mmtt_ms",
+                "startup_model_error_share")),
+)
+OTHER_GROUP = "other"  # a metric of a later or earlier version, not in a group above
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 1.6em; }
@@ -108,15 +126,17 @@ def figure_html(report: Report, figure: Figure, options: Options) -> str:
 
 
 def metrics_table(summary: dict[str, Any], m: RunMetrics) -> str:
+    """The run's headline metrics; a failure's and a model's rows only where the run has them."""
     model = summary.get("detection_model")
-    rows: list[list[Any]] = [
-        ["messages sent / delivered", f"{fmt(m.messages_sent)} / {fmt(m.messages_delivered)}"],
-        ["messages affected (MTT above the pre-failure p99)",
-         f"{fmt(m.messages_affected)} (pre-failure p99 {fmt(m.pre_failure_p99_ms)} ms)"],
-        ["MTT mean / p50 / p99 (ms)", f"{fmt(m.mtt_mean_ms)} / {fmt(m.mtt_p50_ms)} / {fmt(m.mtt_p99_ms)}"],
-        ["MMTT (ms)", fmt(m.mmtt_ms)],
-        ["detection time (ms)", fmt(m.detection_time_ms)],
-    ]
+    rows: list[list[Any]] = [["messages sent / delivered", f"{fmt(m.messages_sent)} / {fmt(m.messages_delivered)}"]]
+    if m.messages_affected is not None:
+        rows.append(["messages affected (MTT above the pre-failure p99)",
+                     f"{fmt(m.messages_affected)} (pre-failure p99 {fmt(m.pre_failure_p99_ms)} ms)"])
+    rows += [["MTT mean / p50 / p99 (ms)", f"{fmt(m.mtt_mean_ms)} / {fmt(m.mtt_p50_ms)} / {fmt(m.mtt_p99_ms)}"],
+             ["MMTT (ms)", fmt(m.mmtt_ms)]]
+    failed = model is not None or m.detection_time_ms is not None or m.failover_time_ms is not None
+    if failed:
+        rows.append(["detection time (ms)", fmt(m.detection_time_ms)])
     if model and model.get("pf_retrans") is not None:
         rows.append(["PF detection time (ms)", f"{fmt(m.pf_detection_time_ms)} (model {fmt(model['pf_model_ms'], 0)}: "
                      f"pf_retrans {model['pf_retrans']} + 1 timeouts; bound {fmt(model['pf_bound_ms'], 0)})"])
@@ -127,7 +147,8 @@ def metrics_table(summary: dict[str, Any], m: RunMetrics) -> str:
         rows.append([f"{summary_text.model_name(model)} Σ min(RTO·{growth}, RTO.max), i = 0…PMR (ms)",
                      f"{fmt(model['model_ms'], 0)} (RTO {model['rto_at_failure_ms']} ms at the failure, "
                      f"PMR {model['path_max_retrans']}, RTO.max {model['rto_max_ms']} ms); bound {fmt(model['bound_ms'], 0)}"])
-    rows.append(["failover time (ms)", fmt(m.failover_time_ms)])
+    if failed:
+        rows.append(["failover time (ms)", fmt(m.failover_time_ms)])
     startup = summary.get("startup_model")
     if startup:
         window = "unrestricted (ideal)" if startup.get("initial_cwnd_bytes") is None else f"{startup['initial_cwnd_bytes']:.0f} B"
@@ -354,13 +375,28 @@ def calibration_table(calibration: dict[str, Any] | None) -> str:
             + table(["path", "quantity", "configured", "achieved", "error", "verdict", "note"], rows, 2))
 
 
+def grouped(names: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """The metric names by METRIC_GROUPS, in the groups' order; empty groups left out."""
+    given = list(names)
+    groups = [(group, [k for k in keys if k in given]) for group, keys in METRIC_GROUPS]
+    known = {k for _, keys in METRIC_GROUPS for k in keys}
+    groups.append((OTHER_GROUP, [k for k in given if k not in known]))
+    return [(group, keys) for group, keys in groups if keys]
+
+
 def summary_table(summary: dict[str, Any]) -> str:
-    rows = [[k, fmt(v.get("mean")), fmt(v.get("ci95")), fmt(v.get("n"))] for k, v in summary.items()]
-    return table(["metric", "mean", "± 95% CI (Student's t)", "n"], rows)
+    """Across runs: the metrics the runs produced (n above 0), by group."""
+    produced = [k for k, v in summary.items() if v.get("n")]
+    if not produced:
+        return "<p class=muted>No metric has a value in any ok run.</p>"
+    rows = [[group if i == 0 else "", k, fmt(summary[k].get("mean")), fmt(summary[k].get("ci95")), fmt(summary[k].get("n"))]
+            for group, keys in grouped(produced) for i, k in enumerate(keys)]
+    return table(["group", "metric", "mean", "± 95% CI (Student's t)", "n"], rows, 2)
 
 
 def runs_table(runs: list[folders.RunData]) -> str:
-    keys = ["detection_time_ms", "failover_time_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "messages_delivered"]
+    keys = [k for k in ("detection_time_ms", "failover_time_ms", "mtt_p50_ms", "mtt_p99_ms", "mmtt_ms", "messages_delivered")
+            if any(r.metrics.get(k) is not None for r in runs)]  # a column of "–" only is a metric that does not apply
     rows = [[r.name, r.summary.get("status"), r.summary.get("seed")] + [fmt(r.metrics.get(k)) for k in keys]
             for r in runs]
     return table(["run", "status", "seed"] + keys, rows, 2)
@@ -394,7 +430,9 @@ def session_report(session: folders.SessionData, options: Options) -> Report:
 
 def configs_table(campaign: folders.CampaignData) -> str:
     params = [f"param.{k}" for k in campaign.swept]
-    metrics = [k for k in METRIC_KEYS if any(f"{k}_mean" in c for c in campaign.configs)]
+    # The metrics some configuration has a mean of, by group.
+    produced = [k for k in METRIC_KEYS if any(c.get(f"{k}_mean") is not None for c in campaign.configs)]
+    metrics = [k for _, keys in grouped(produced) for k in keys]
 
     def cell(c: dict[str, Any], k: str) -> str:
         mean, ci = c.get(f"{k}_mean"), c.get(f"{k}_ci95")
@@ -430,7 +468,7 @@ def claims_section(claims: dict[str, Any] | None) -> str:
 
 
 def campaign_runs_table(campaign: folders.CampaignData) -> str:
-    keys = HEADLINE_METRICS
+    keys = [k for k in HEADLINE_METRICS if any(r.get(k) is not None for r in campaign.runs)]
     rows = [[r.get("run_key"), r.get("config"), r.get("repetition"), r.get("seed"), r.get("status"),
              *[fmt(r.get(k)) for k in keys], r.get("directory")] for r in campaign.runs]
     return table(["run", "configuration", "repetition", "seed", "status", *keys, "folder"], rows, 2)

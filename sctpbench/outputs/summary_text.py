@@ -7,6 +7,7 @@ telemetry, events) are read as the session document gives them.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, TextIO
 
 from sctpbench.analysis.metrics import DOUBLING_PCT
@@ -14,6 +15,31 @@ from sctpbench.results.summary import RunMetrics
 
 # With many associations the timing line names only this many path delays.
 TIMING_PATHS_SHOWN = 6
+# No printed line is longer: a terminal or a mail shows it whole.
+LINE_MAX = 160
+# A long line goes on under its values, past the label column ("  failure   ").
+CONTINUATION = " " * 12
+
+
+def wrapped(line: str, width: int = LINE_MAX) -> list[str]:
+    """A line longer than `width` broken as a person would: after the `; ` between its
+    clauses (as many on a line as fit), a clause still too long at a space; the lines after
+    the first indented under the values."""
+    if len(line) <= width:
+        return [line]
+    clauses = line.split("; ")
+    packed: list[str] = []
+    for i, clause in enumerate(clauses):
+        text = clause + (";" if i < len(clauses) - 1 else "")
+        if packed and len(packed[-1]) + 1 + len(text) <= width:
+            packed[-1] += " " + text
+        else:
+            packed.append(text if not packed else CONTINUATION + text)
+    out: list[str] = []
+    for part in packed:
+        out += textwrap.wrap(part, width, subsequent_indent=CONTINUATION, break_long_words=False,
+                             break_on_hyphens=False) if len(part) > width else [part]
+    return out
 
 
 def _fmt(value: Any, unit: str = "") -> str:
@@ -133,66 +159,77 @@ def traffic_line(name: str, f: dict[str, Any]) -> str:
             f" loss {'-' if loss is None else f'{100 * loss:.2f}'} %")
 
 
+def run_lines(run: dict[str, Any]) -> list[str]:
+    """One run of a session document: the headline lines (messages, MTT, failure, timing),
+    then only what applies: a model the experiment asked for, handovers, associations,
+    video, competing traffic, notes, telemetry and the timeline's events."""
+    m = RunMetrics.from_dict(run["metrics"], f"{run['directory']}/summary.json")
+    clock = run["params"].get("clock")
+    on = f"  {clock} clock" if clock else ""
+    lines = [f"{run['run']}  {run['status']}  seed {run['params']['seed']}{on}  ({run['directory']})"]
+    if run["error"]:
+        lines.append(f"  error: {run['error']}")
+    lines += [f"  disturbed {reason['detail']}" for reason in (run.get("selfcheck") or {}).get("reasons", [])]
+    lines.append(f"  messages  sent {_fmt(m.messages_sent)}  delivered {_fmt(m.messages_delivered)}"
+                 f"  affected {_fmt(m.messages_affected)}  paths used {', '.join(run['paths_used']) or '-'}")
+    lines.append(f"  MTT       mean {_fmt(m.mtt_mean_ms, ' ms')}  p50 {_fmt(m.mtt_p50_ms, ' ms')}"
+                 f"  p99 {_fmt(m.mtt_p99_ms, ' ms')}  MMTT {_fmt(m.mmtt_ms, ' ms')}")
+    model = run.get("detection_model")
+    if m.detection_time_ms is not None or model:
+        lines += failure_lines(m, model)
+        lines.append(f"            failover {_fmt(m.failover_time_ms, ' ms')}")
+    if run.get("startup_model"):  # only where the experiment asked for it (measure.models: [startup])
+        lines.append(f"  {startup_line(m, run['startup_model'], clock)}")
+    handovers = handover_line(m, run.get("handover") or {})
+    if handovers:
+        lines.append(f"  {handovers}")
+    associations = run.get("associations") or {}
+    if len(associations) > 1:  # the lines above are across associations; one line each
+        lines += [f"  {association_line(name, a)}" for name, a in associations.items()]
+    lines += [f"  {video_line(name, a['video'])}" for name, a in associations.items() if a.get("video")]
+    lines += [f"  traffic   {traffic_line(name, flow)}" for name, flow in (run.get("traffic") or {}).items()]
+    # A stack default the experiment left unset shaped a result (analysis/stack_notes.py).
+    lines += [f"  note      {note['association']}: {note['text']}" for note in run.get("notes") or []]
+    if run.get("selfcheck"):
+        lines.append(f"  timing    {timing_line(run['selfcheck'])}")
+    telemetry = run.get("telemetry")
+    if telemetry:
+        lines.append(telemetry_line(telemetry))
+    for e in run["events"]:
+        if e["kind"] != "start":
+            detail = f" {e['detail']}" if e.get("detail") else ""
+            lines.append(f"  event     t0+{e['at_ns'] / 1e9:.3f}s {e['kind']} {e['target']}{detail}: "
+                         f"applied {e['lag_ns'] / 1e6:.2f} ms late")
+    return lines
+
+
+def telemetry_line(telemetry: dict[str, Any]) -> str:
+    target = f"{telemetry['target']['url']}"
+    if telemetry["not_sent"]:
+        return (f"  telemetry {telemetry['not_sent']} point(s) NOT sent to {target} (kept; send with sctpbench push): "
+                f"{telemetry['errors'][0] if telemetry['errors'] else ''}")
+    lag = telemetry["lag_ms"]
+    return (f"  telemetry {sum(telemetry['sent'].values())} points to {target}; delivery-to-written lag "
+            f"p50 {_fmt(lag['p50'], ' ms')} max {_fmt(lag['max'], ' ms')}")
+
+
+def summary_lines(document: dict[str, Any]) -> list[str]:
+    """A session document (`run --json`'s) as the lines `sctpbench run` prints: each run,
+    then the across-runs summary; none longer than LINE_MAX."""
+    lines = [line for run in document["runs"] for line in run_lines(run)]
+    if len(document["runs"]) > 1:
+        lines.append("across runs (mean ± 95% CI, Student's t):")
+        lines += [f"  {key:<20} {s['mean']:.2f} ± {_fmt(s['ci95'])}  (n={s['n']})"
+                  for key, s in document["summary"].items() if s["mean"] is not None]
+    if document.get("disturbed"):
+        lines.append(f"disturbed (left out of the summary): {', '.join(document['disturbed'])}")
+    if document["error"]:
+        lines.append(f"stopped: {document['error']}")
+    lines.append(f"results: {document['directory']}")
+    return [part for line in lines for part in wrapped(line)]
+
+
 def print_summary(document: dict[str, Any], out: TextIO) -> None:
     """A session document (`run --json`'s) as text: each run, then the across-runs summary."""
-    for run in document["runs"]:
-        m = RunMetrics.from_dict(run["metrics"], f"{run['directory']}/summary.json")
-        clock = run["params"].get("clock")
-        on = f"  {clock} clock" if clock else ""
-        print(f"{run['run']}  {run['status']}  seed {run['params']['seed']}{on}  ({run['directory']})", file=out)
-        if run["error"]:
-            print(f"  error: {run['error']}", file=out)
-        for reason in (run.get("selfcheck") or {}).get("reasons", []):
-            print(f"  disturbed {reason['detail']}", file=out)
-        print(f"  messages  sent {_fmt(m.messages_sent)}  delivered {_fmt(m.messages_delivered)}"
-              f"  affected {_fmt(m.messages_affected)}  paths used {', '.join(run['paths_used']) or '-'}", file=out)
-        print(f"  MTT       mean {_fmt(m.mtt_mean_ms, ' ms')}  p50 {_fmt(m.mtt_p50_ms, ' ms')}"
-              f"  p99 {_fmt(m.mtt_p99_ms, ' ms')}  MMTT {_fmt(m.mmtt_ms, ' ms')}", file=out)
-        model = run.get("detection_model")
-        if m.detection_time_ms is not None or model:
-            for line in failure_lines(m, model):
-                print(line, file=out)
-            print(f"            failover {_fmt(m.failover_time_ms, ' ms')}", file=out)
-        if run.get("startup_model"):
-            print(f"  {startup_line(m, run['startup_model'], clock)}", file=out)
-        handovers = handover_line(m, run.get("handover") or {})
-        if handovers:
-            print(f"  {handovers}", file=out)
-        associations = run.get("associations") or {}
-        if len(associations) > 1:  # the lines above are across associations; one line each
-            for name, a in associations.items():
-                print(f"  {association_line(name, a)}", file=out)
-        for name, a in associations.items():
-            if a.get("video"):
-                print(f"  {video_line(name, a['video'])}", file=out)
-        for name, flow in (run.get("traffic") or {}).items():
-            print(f"  traffic   {traffic_line(name, flow)}", file=out)
-        for note in run.get("notes") or []:  # a stack default the experiment left unset shaped a result
-            print(f"  note      {note['association']}: {note['text']}", file=out)
-        if run.get("selfcheck"):
-            print(f"  timing    {timing_line(run['selfcheck'])}", file=out)
-        telemetry = run.get("telemetry")
-        if telemetry:
-            target = f"{telemetry['target']['url']}"
-            if telemetry["not_sent"]:
-                print(f"  telemetry {telemetry['not_sent']} point(s) NOT sent to {target} (kept; send with sctpbench push): "
-                      f"{telemetry['errors'][0] if telemetry['errors'] else ''}", file=out)
-            else:
-                lag = telemetry["lag_ms"]
-                print(f"  telemetry {sum(telemetry['sent'].values())} points to {target}; delivery-to-written lag "
-                      f"p50 {_fmt(lag['p50'], ' ms')} max {_fmt(lag['max'], ' ms')}", file=out)
-        for e in run["events"]:
-            if e["kind"] != "start":
-                detail = f" {e['detail']}" if e.get("detail") else ""
-                print(f"  event     t0+{e['at_ns'] / 1e9:.3f}s {e['kind']} {e['target']}{detail}: applied {e['lag_ns'] / 1e6:.2f} ms late", file=out)
-    summary = document["summary"]
-    if len(document["runs"]) > 1:
-        print("across runs (mean ± 95% CI, Student's t):", file=out)
-        for key, s in summary.items():
-            if s["mean"] is not None:
-                print(f"  {key:<20} {s['mean']:.2f} ± {_fmt(s['ci95'])}  (n={s['n']})", file=out)
-    if document.get("disturbed"):
-        print(f"disturbed (left out of the summary): {', '.join(document['disturbed'])}", file=out)
-    if document["error"]:
-        print(f"stopped: {document['error']}", file=out)
-    print(f"results: {document['directory']}", file=out)
+    for line in summary_lines(document):
+        print(line, file=out)

@@ -205,6 +205,7 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
         selfcheck=experiment.measure.selfcheck.tolerances().to_dict(),
         files=files,
         traffic=traffic,
+        models=list(experiment.measure.models),
     )
 
 
@@ -387,10 +388,11 @@ def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int, 
 
 
 def _identity_exclude(experiment: Any) -> dict[str, Any]:
-    """What the run id leaves out: where telemetry goes and how strictly timing is judged
-    (not part of what is measured), and association keys left unset, so that a single
-    `workload:` keeps the id it had before associations existed."""
-    exclude: dict[str, Any] = {"influx": True, "measure": {"selfcheck"}}
+    """What the run id leaves out: where telemetry goes, how strictly timing is judged and
+    which papers' models are computed from the records (not part of what is measured), and
+    association keys left unset, so that a single `workload:` keeps the id it had before
+    associations existed."""
+    exclude: dict[str, Any] = {"influx": True, "measure": {"selfcheck", "models"}}
     # A path's family left at ipv4 and its rate model at token-bucket too, so plans of before
     # they existed keep their id.
     defaults = {name: {k for k, default in (("family", "ipv4"), ("rate_model", "token-bucket")) if getattr(path, k) == default}

@@ -175,6 +175,10 @@ class Flow:
         return self.start_ns + self.duration_ns
 
 
+class PlanFormatError(ValueError):
+    """plan.json is not a plan sctpbench wrote: the reason in words, no Python exception's name."""
+
+
 @dataclass
 class Plan:
     format: int
@@ -202,11 +206,13 @@ class Plan:
     # The orchestrator writes them beside plan.json.
     files: dict[str, str] = field(default_factory=dict)
     traffic: list[Flow] = field(default_factory=list)  # competing flows; absent from plans without any
+    models: list[str] = field(default_factory=list)  # papers' models asked for (measure.models); absent when none
 
     def to_json(self) -> str:
         d = asdict(self)
-        if not d["traffic"]:  # plan.json of an experiment without traffic stays as it was
-            del d["traffic"]
+        for optional in ("traffic", "models"):  # plan.json of an experiment without them stays as it was
+            if not d[optional]:
+                del d[optional]
         return json.dumps(d, indent=2, sort_keys=True)
 
     def association(self, name: str) -> Association:
@@ -214,7 +220,21 @@ class Plan:
 
     @classmethod
     def from_json(cls, text: str) -> Plan:
-        d = _upgrade(json.loads(text))
+        """A plan.json's text as a Plan; PlanFormatError says in words why it is not one."""
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise PlanFormatError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        try:
+            return cls._from_dict(document)
+        except KeyError as e:  # a key every plan has
+            raise PlanFormatError(f"it has no {str(e.args[0])[:40]!r}, which every plan has") from None
+        except (TypeError, AttributeError, ValueError):  # a list, number or string where a plan has a mapping
+            raise PlanFormatError("a key or value is not as sctpbench writes a plan") from None
+
+    @classmethod
+    def _from_dict(cls, document: Any) -> Plan:
+        d = _upgrade(document)
         iface = lambda x: Interface(**x)  # noqa: E731
         link = lambda x: Link(  # noqa: E731
             path=x["path"], a=iface(x["a"]), b=iface(x["b"]), shaping=x["shaping"],
