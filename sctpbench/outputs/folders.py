@@ -10,6 +10,7 @@ from typing import Any
 
 from sctpbench.results import calibration as results_calibration
 from sctpbench.results import campaign as campaign_files
+from sctpbench.results import cost as results_cost
 from sctpbench.results import jsonfile, kernel, summary
 from sctpbench.results.folders import NotAResultsFolder, kind, session_runs
 from sctpbench.results.summary import RunMetrics
@@ -32,6 +33,7 @@ class RunData:
     path_samples: list[Row]
     cum_tsn: list[Row] = field(default_factory=list)  # cum_tsn.parquet: only runs with captures have one
     metrics: RunMetrics = field(default_factory=RunMetrics)  # the summary's, typed
+    cost: results_cost.RunCost | None = None  # cost.json: runs from before it have none
 
     @property
     def name(self) -> str:
@@ -104,6 +106,7 @@ def load_run(path: Path) -> RunData:
         versions=kernel.read_versions(path) or {}, host=_shown(path / "host.json"), plan=_plan(path / "plan.json"),
         messages=_table(path / "messages.parquet"), path_events=_table(path / "path_events.parquet"),
         path_samples=_table(path / "path_samples.parquet"), cum_tsn=_table(path / "cum_tsn.parquet"),
+        cost=results_cost.read(path),
     )
 
 

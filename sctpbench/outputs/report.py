@@ -327,6 +327,17 @@ def versions_table(run: folders.RunData) -> str:
     return table(["component", "version"], rows, 2)
 
 
+def cost_table(run: folders.RunData) -> str:
+    """Where the run's host time went (cost.json); empty for a run from before it."""
+    if run.cost is None:
+        return ""
+    rows = [[p.name, fmt(p.wall_s), fmt(p.cpu_s), p.switches] for p in run.cost.phases]
+    rows.append(["all phases", fmt(run.cost.wall_s), fmt(run.cost.cpu_s), sum(p.switches for p in run.cost.phases)])
+    return ("<p class=muted>The host's clock and CPU time of the whole process tree, guest included: they change with "
+            "the host's load and are not in the run's figures.</p>"
+            + table(["phase", "wall s", "CPU s", "context switches"], rows, 1))
+
+
 def run_section(report: Report, run: folders.RunData, options: Options, heading: str = "h2") -> str:
     s = run.summary
     status = s.get("status", "unknown")
@@ -358,6 +369,8 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
     parts.append(f"<{heading}>Parameters: requested and read back from the kernel</{heading}>" + params_table(run.params))
     parts.append(f"<{heading}>Events</{heading}>" + events_table(run))
     parts.append(f"<{heading}>Versions</{heading}>" + versions_table(run))
+    if run.cost is not None:
+        parts.append(f"<{heading}>Where the time went</{heading}>" + cost_table(run))
     return "\n".join(parts)
 
 

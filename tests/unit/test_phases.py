@@ -99,3 +99,16 @@ def test_the_runner_writes_every_phase_the_backend_ends_then_collection_and_anal
     names = [p["name"] for p in json.loads((run_dir / "cost.json").read_text())["phases"]]
     assert names == ["plan", "boot", "setup", "agents", "workload", "drain", "teardown", "halt", "collection", "analysis"]
     assert not any(phases.PREFIX in line for line in shown)
+
+
+def test_the_report_shows_where_a_runs_time_went_and_a_run_without_cost_json_opens_as_before(tmp_path: Path) -> None:
+    from sctpbench.outputs import folders, report
+
+    run = folders.RunData(tmp_path, {}, {}, {}, {}, {}, [], [], [])
+    assert report.cost_table(run) == ""
+    results_cost.write(tmp_path, [{"name": "boot", "wall_s": 1.25, "cpu_s": 0.75, "switches": 41000},
+                                  {"name": "setup", "wall_s": 0.5, "cpu_s": 0.25, "switches": 17000}])
+    run.cost = results_cost.read(tmp_path)
+    page = report.cost_table(run)
+    assert "<td>boot</td><td>1.25</td><td>0.75</td><td>41000</td>" in page.replace(" class=num", "")
+    assert "<td>all phases</td><td>1.75</td><td>1.00</td><td>58000</td>" in page.replace(" class=num", "")
