@@ -8,7 +8,9 @@ distribution (bimodal, unimodal; analysis/modes.py). `for_each` makes a claim ho
 value of some axes, `at` restricts it to some values.
 
 Each claim is one or more checks (one per group of `for_each`, one per rival of `lowest`),
-each a confidence interval over repetitions (analysis/verdicts.py). A claim holds when every
+each a confidence interval over repetitions (analysis/verdicts.py): paired by repetition
+when both sides are the same repetitions of one campaign's configurations (`pair`: repetition
+r has one seed in every configuration), else Welch's. A claim holds when every
 check holds at the file's confidence (default 95 %); it is contradicted when any check is
 contradicted at the family-wise confidence (Bonferroni over its checks: a claim of eight
 checks needs each contradiction at 99.4 %, so a nightly job is not alarmed by chance); else
@@ -31,7 +33,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from scipy import stats
 
 from sctpbench.analysis import metrics, modes, verdicts
-from sctpbench.analysis.verdicts import Sample, Verdict
+from sctpbench.analysis.verdicts import Pairs, Sample, Verdict
 from sctpbench.model import inputfile, units, wording
 from sctpbench.model.errors import SpecError
 
@@ -243,6 +245,15 @@ class Check:
     group: str  # "rho=0.81", "" without for_each
     figures: str
     verdict: Verdict
+    pairing: str = ""  # "paired" or "unpaired" for a comparison of two sides, else ""
+    pairs: int = 0  # the repetitions paired
+    configs: tuple[str, ...] = ()  # the configurations whose runs the check looked at
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"group": self.group, "figures": self.figures, "verdict": self.verdict}
+        if self.pairing:
+            out |= {"pairing": self.pairing, "pairs": self.pairs}
+        return out | {"configs": list(self.configs)}
 
 
 @dataclass(frozen=True)
@@ -260,7 +271,7 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
         return {"id": c.id, "says": c.says, "where": c.where, "metric": c.metric, "kind": c.kind, "verdict": self.verdict,
-                "line": self.line(), "checks": [{"group": ch.group, "figures": ch.figures, "verdict": ch.verdict} for ch in self.checks]}
+                "line": self.line(), "checks": [ch.to_dict() for ch in self.checks]}
 
 
 Row = dict[str, Any]
@@ -362,22 +373,76 @@ class _Context:
     digits: int
 
 
-def _two_sided(claim: Claim, a: Sample, b: Sample, ctx: _Context) -> tuple[str, Verdict]:
+def _pairing(pairs: Pairs | None) -> str:
+    """How the interval was taken, for the verdict line: `paired, n 4` or `unpaired`."""
+    if pairs is None:
+        return "unpaired"
+    left = f", {pairs.left_out} run{'s' if pairs.left_out != 1 else ''} without a partner left out" if pairs.left_out else ""
+    return f"paired, n {pairs.n}{left}"
+
+
+def _two_sided(claim: Claim, a: Sample, b: Sample, ctx: _Context, pairs: Pairs | None = None) -> tuple[str, Verdict]:
+    """A comparison of two sides; over `pairs` (the same repetitions of both) when given, else Welch's."""
     d = ctx.digits
     head = f"a {a.text(d, ctx.confidence)} vs b {b.text(d, ctx.confidence)}"
+    how = _pairing(pairs)
     if claim.kind in ("less", "greater", "same"):
-        hold, contra = (verdicts.difference_interval(a, b, c) for c in (ctx.confidence, ctx.family))
+        if pairs is not None:
+            hold, contra = (verdicts.paired_difference_interval(pairs, c) for c in (ctx.confidence, ctx.family))
+        else:
+            hold, contra = (verdicts.difference_interval(a, b, c) for c in (ctx.confidence, ctx.family))
         if claim.kind == "same":
             tol = tolerance(claim.metric, claim.tolerance or DEFAULT_TOLERANCE, b.mean if b.n else 0.0)
             verdict = _verdict(verdicts.within(hold, tol), verdicts.within(contra, tol))
-            within = f" (within ±{tol:.{d}f})" if b.n else ""
-            return f"{head}, a − b {verdicts.interval_text(hold, d)}{within}", verdict
+            within = f"; within ±{tol:.{d}f}" if b.n else ""
+            return f"{head}, a − b {verdicts.interval_text(hold, d)} ({how}{within})", verdict
         test = verdicts.below if claim.kind == "less" else verdicts.above
-        return f"{head}, a − b {verdicts.interval_text(hold, d)}", _verdict(test(hold, 0.0), test(contra, 0.0))
+        return f"{head}, a − b {verdicts.interval_text(hold, d)} ({how})", _verdict(test(hold, 0.0), test(contra, 0.0))
     ratio = float(claim.value)  # type: ignore[arg-type]
-    hold, contra = (verdicts.ratio_interval(a, b, c) for c in (ctx.confidence, ctx.family))
+    if pairs is not None:
+        hold, contra = (verdicts.paired_ratio_interval(pairs, c) for c in (ctx.confidence, ctx.family))
+    else:
+        hold, contra = (verdicts.ratio_interval(a, b, c) for c in (ctx.confidence, ctx.family))
     test = verdicts.at_least if claim.kind == "ratio_at_least" else verdicts.at_most
-    return f"{head}, a/b {verdicts.interval_text(hold, 2)}", _verdict(test(hold, ratio), test(contra, ratio))
+    return f"{head}, a/b {verdicts.interval_text(hold, 2)} ({how})", _verdict(test(hold, ratio), test(contra, ratio))
+
+
+def _valid(value: Any) -> bool:
+    return value is not None and value == value
+
+
+def pair(left: list[Row], right: list[Row], metric: str, shared: list[str]) -> Pairs | None:
+    """The two sides' runs matched by repetition, when both are the same repetitions of
+    configurations that differ only in swept values: each run is found on its side by
+    (seed, repetition, the value of every `shared` key) once at most, and some run has its
+    partner. Else None: the sides are independent samples (Welch's interval).
+
+    `shared`: the swept keys the two sides do not differ in (the compared keys left out), so
+    sides pooled over an axis pair run for run at each of its values. Pairs of which either
+    run is not ok or lacks the metric are left out; so are runs without a partner."""
+    def keyed(rows: list[Row]) -> dict[tuple[Any, ...], Row] | None:
+        out: dict[tuple[Any, ...], Row] = {}
+        for r in rows:
+            if r.get("seed") is None or r.get("repetition") is None:
+                return None
+            k = (r["seed"], r["repetition"], *(r.get(f"param.{s}") for s in shared))
+            if k in out:
+                return None  # a side holds several runs of one repetition: not one configuration per key
+            out[k] = r
+        return out
+
+    lk, rk = keyed(left), keyed(right)
+    if not lk or not rk or not lk.keys() & rk.keys():
+        return None
+    usable = {k for k in lk.keys() & rk.keys() if all(x.get("status") == "ok" and _valid(x.get(metric)) for x in (lk[k], rk[k]))}
+    ordered = sorted(usable, key=str)
+    counted = sum(1 for side in (lk, rk) for r in side.values() if r.get("status") == "ok" and _valid(r.get(metric)))
+    return Pairs(tuple(float(lk[k][metric]) for k in ordered), tuple(float(rk[k][metric]) for k in ordered),
+                 counted - 2 * len(ordered))
+
+
+def _differing(a: Selection, b: Selection) -> set[str]:
+    return {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
 
 
 def _verdict(at_confidence: Verdict, at_family: Verdict) -> Verdict:
@@ -427,17 +492,36 @@ def _groups(axes: _Axes, rows: list[Row], claim: Claim, loc: tuple[str, ...]) ->
     return combos
 
 
-def _planned(claim: Claim, axes: _Axes, rows: list[Row], loc: tuple[str, ...]) -> list[tuple[str, Any]]:
-    """Every check of the claim as (group, what to compare), before any statistic."""
+@dataclass(frozen=True)
+class _Planned:
+    """One check before any statistic: its group and its runs (`right` for a comparison), and
+    the swept keys both sides share (None: the sides may not be paired)."""
+
+    group: str
+    left: list[Row]
+    right: list[Row] | None = None
+    shared: list[str] | None = None
+
+
+def _shared(axes: _Axes, differing: set[str]) -> list[str] | None:
+    """The keys a pair's runs must agree on; None when the sides are different campaigns
+    (their experiments differ in more than swept values, so one seed draws different things)."""
+    if CAMPAIGN_AXIS in differing:
+        return None
+    return [k for k in axes.present if k not in differing]
+
+
+def _planned(claim: Claim, axes: _Axes, rows: list[Row], loc: tuple[str, ...]) -> list[_Planned]:
+    """Every check of the claim, before any statistic."""
     at = _selection(axes, claim.at, (*loc, "at"))
     a = _selection(axes, claim.a, (*loc, "a"))
     b = _selection(axes, claim.b or {}, (*loc, "b"))
     base = _matching(rows, at)
-    planned: list[tuple[str, Any]] = []
+    planned: list[_Planned] = []
     for label, group in _groups(axes, base, claim, loc):
         here = _matching(base, group)
         if claim.kind in TWO_SIDED:
-            planned.append((label, (_matching(here, a), _matching(here, b))))
+            planned.append(_Planned(label, _matching(here, a), _matching(here, b), _shared(axes, _differing(a, b))))
         elif claim.kind in AMONG:
             where = f"{axes.loaded.where(*loc, 'among')}: {'.'.join(loc)}.among"
             key = axes.key(str(claim.among), where)
@@ -446,11 +530,15 @@ def _planned(claim: Claim, axes: _Axes, rows: list[Row], loc: tuple[str, ...]) -
             for rival, vs in axes.members(key, {r[f"param.{key}"] for r in pool}):
                 if vs & chosen:
                     continue
-                planned.append((f"{label + ' ' if label else ''}{which} vs {rival}",
-                                (_matching(pool, {key: chosen}), _matching(pool, {key: vs}))))
+                planned.append(_Planned(f"{label + ' ' if label else ''}{which} vs {rival}", _matching(pool, {key: chosen}),
+                                        _matching(pool, {key: vs}), _shared(axes, {key})))
         else:
-            planned.append((label, _matching(here, a)))
+            planned.append(_Planned(label, _matching(here, a)))
     return planned
+
+
+def _configs(*sides: list[Row] | None) -> tuple[str, ...]:
+    return tuple(sorted({str(r.get("config")) for side in sides for r in side or []}))
 
 
 def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float, index: int) -> Result:
@@ -459,20 +547,20 @@ def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float
     family = 1 - (1 - confidence) / max(1, len(planned))
     ctx = _Context(confidence, family, _digits(claim.metric))
     checks = []
-    for label, what in planned:
-        if claim.kind in TWO_SIDED or claim.kind in AMONG:
-            left, right = (_sample(r, claim.metric) for r in what)
-            if claim.kind in AMONG:
-                # lowest: which < each rival; highest: which > each rival
-                as_two = claim.model_copy(update={"kind": "less" if claim.kind == "lowest" else "greater"})
-                figures, verdict = _two_sided(as_two, left, right, ctx)
-            else:
-                figures, verdict = _two_sided(claim, left, right, ctx)
+    for p in planned:
+        pairing, pairs = "", None
+        if p.right is not None:
+            left, right = _sample(p.left, claim.metric), _sample(p.right, claim.metric)
+            pairs = None if p.shared is None else pair(p.left, p.right, claim.metric, p.shared)
+            pairing = "unpaired" if pairs is None else "paired"
+            # lowest: which < each rival; highest: which > each rival
+            as_two = claim.model_copy(update={"kind": "less" if claim.kind == "lowest" else "greater"}) if claim.kind in AMONG else claim
+            figures, verdict = _two_sided(as_two, left, right, ctx, pairs)
         elif claim.kind in THRESHOLD:
-            figures, verdict = _threshold(claim, _sample(what, claim.metric), ctx)
+            figures, verdict = _threshold(claim, _sample(p.left, claim.metric), ctx)
         else:
-            figures, verdict = _shape(claim, _sample(what, claim.metric), ctx)
-        checks.append(Check(label, figures, verdict))
+            figures, verdict = _shape(claim, _sample(p.left, claim.metric), ctx)
+        checks.append(Check(p.group, figures, verdict, pairing, pairs.n if pairs else 0, _configs(p.left, p.right)))
     return Result(claim, verdicts.combine([c.verdict for c in checks]), checks)
 
 
@@ -509,4 +597,7 @@ def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str
 
 
 def counts(results: list[Result]) -> dict[Verdict, int]:
-    return {v: sum(r.verdict == v for r in results) for v in verdicts.VERDICTS}
+    """Claims per verdict; `not exercised` only when a claim got it (files without preconditions
+    keep the three counts they always had)."""
+    out = {v: sum(r.verdict == v for r in results) for v in verdicts.VERDICTS}
+    return {v: n for v, n in out.items() if n or v != "not exercised"}
