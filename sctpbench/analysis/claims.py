@@ -14,7 +14,10 @@ r has one seed in every configuration), else Welch's. A claim holds when every
 check holds at the file's confidence (default 95 %); it is contradicted when any check is
 contradicted at the family-wise confidence (Bonferroni over its checks: a claim of eight
 checks needs each contradiction at 99.4 %, so a nightly job is not alarmed by chance); else
-it is inconclusive at this number of repetitions. Only ok runs count.
+it is inconclusive at this number of repetitions. Only ok runs count. A claim's `requires`
+(preconditions: the rule switched, the failure happened) makes a check whose runs do not show
+them *not exercised* rather than any other verdict: the runs never ran what the claim speaks
+of. `not exercised` is not conclusive.
 
 `load` reads and checks the file's shape (one `FILE:LINE: key: what is wrong; allowed: …`
 line, as for experiments and campaigns); `evaluate` checks it against a campaign's run rows
@@ -77,6 +80,48 @@ class Axis(_Model):
 Filter = dict[str, Any]
 
 
+class Requires(_Model):
+    """A precondition: what a run must show for the claim to speak of it (the rule switched,
+    the failure happened). Checks whose runs do not meet it are `not exercised`."""
+
+    metric: str = Field(description="a per-run metric of the campaign table, or association.NAME.METRIC")
+    above: str | int | float | None = Field(default=None, description="the metric must be above this (a duration for "
+                                                                        "*_ms metrics, else a number); without above or "
+                                                                        "below, the metric must be present (the event happened)")
+    below: str | int | float | None = Field(default=None, description="the metric must be below this")
+    runs: Literal["every", "some"] = Field(default="every", description="every: each ok run of a check must meet it; "
+                                                                         "some: at least one")
+
+    @model_validator(mode="after")
+    def _bound(self) -> Requires:
+        if not _known_metric(self.metric):
+            raise ValueError(f"metric {self.metric!r} is not a campaign metric; allowed: {', '.join(metrics.METRIC_KEYS)} "
+                             "or association.NAME.METRIC")
+        if self.above is not None and self.below is not None:
+            raise ValueError("below cannot go with above; allowed: one of them (a range is two preconditions)")
+        for key in ("above", "below"):
+            try:
+                limit(self.metric, getattr(self, key)) if getattr(self, key) is not None else None
+            except ValueError as e:
+                raise ValueError(f"{key} {str(e).removeprefix('value ')}") from None
+        return self
+
+    def met(self, row: dict[str, Any]) -> bool:
+        value = row.get(self.metric)
+        if value is None or value != value:
+            return False
+        if self.above is not None:
+            return float(value) > limit(self.metric, self.above)
+        if self.below is not None:
+            return float(value) < limit(self.metric, self.below)
+        return True
+
+    def text(self) -> str:
+        bound = (f" > {limit(self.metric, self.above):g}" if self.above is not None
+                 else f" < {limit(self.metric, self.below):g}" if self.below is not None else " present")
+        return f"{self.metric}{bound}"
+
+
 class Claim(_Model):
     """One statement of the paper over one metric of the campaign's runs."""
 
@@ -98,6 +143,8 @@ class Claim(_Model):
     min_runs: Annotated[int, Field(ge=1, le=1000)] = Field(default=2, description="bimodal/unimodal: runs a mode needs to count")
     min_share: Annotated[float, Field(gt=0, lt=1)] = Field(default=0.2, description="bimodal/unimodal: the smallest share "
                                                                                        "of runs a mode is looked for at")
+    requires: list[Requires] = Field(default=[], description="preconditions: what the runs must show for the claim to "
+                                                             "speak of them; a check whose runs do not is not exercised")
     for_each: list[str] = Field(default=[], description="axes: the claim must hold at every value of these")
     at: dict[str, Any] = Field(default={}, description="axis → a value or a list of values the claim is restricted to")
     note: str = Field(default="", description="how the paper's words became this check, where it is not plain")
@@ -197,7 +244,7 @@ def _describe(error: dict[str, Any], source: wording.Source) -> str:
     loc = tuple(str(p) for p in error["loc"])
     kind = error["type"]
     if kind == "extra_forbidden":
-        model: type[BaseModel] = {1: ClaimsFile, 3: Claim if loc[:1] == ("claims",) else Axis}.get(len(loc), ClaimsFile)
+        model: type[BaseModel] = {1: ClaimsFile, 3: Claim if loc[:1] == ("claims",) else Axis, 5: Requires}.get(len(loc), ClaimsFile)
         detail = f"unknown key; allowed: {', '.join(model.model_fields)}"
     elif kind == "missing":
         detail = "required key is missing"
@@ -206,7 +253,9 @@ def _describe(error: dict[str, Any], source: wording.Source) -> str:
     else:
         detail = wording.value_detail(error, "lower-case letters and digits in words joined by - (guard-cuts-delay)")
         first = detail.split(" ", 1)
-        if kind == "value_error" and loc[:1] == ("claims",) and len(loc) == 2 and first[0] in Claim.model_fields:
+        owners: dict[int, type[BaseModel]] = {2: Claim, 4: Requires}
+        owner = owners.get(len(loc)) if loc[:1] == ("claims",) else None
+        if kind == "value_error" and owner is not None and first[0] in owner.model_fields:
             # A rule joining a claim's keys names the key it blames first: point at that key's line.
             loc, detail = (*loc, first[0]), first[1]
         if kind == "string_pattern_mismatch" and loc[-1:] == ("id",):
@@ -537,6 +586,20 @@ def _planned(claim: Claim, axes: _Axes, rows: list[Row], loc: tuple[str, ...]) -
     return planned
 
 
+def _exercised(requires: list[Requires], rows: list[Row], figures: str, verdict: Verdict) -> tuple[str, Verdict]:
+    """The check's verdict stands only where its ok runs meet every precondition; else the
+    mechanism the claim speaks of never ran, and the runs say nothing about it either way."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    if not ok:
+        return figures, verdict
+    notes, met_all = [], True
+    for req in requires:
+        met = sum(req.met(r) for r in ok)
+        met_all &= met == len(ok) if req.runs == "every" else met > 0
+        notes.append(f"{req.text()} in {met} of {len(ok)} runs")
+    return f"{figures}; requires {', '.join(notes)}", verdict if met_all else "not exercised"
+
+
 def _configs(*sides: list[Row] | None) -> tuple[str, ...]:
     return tuple(sorted({str(r.get("config")) for side in sides for r in side or []}))
 
@@ -560,6 +623,8 @@ def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float
             figures, verdict = _threshold(claim, _sample(p.left, claim.metric), ctx)
         else:
             figures, verdict = _shape(claim, _sample(p.left, claim.metric), ctx)
+        if claim.requires:
+            figures, verdict = _exercised(claim.requires, [*p.left, *(p.right or [])], figures, verdict)
         checks.append(Check(p.group, figures, verdict, pairing, pairs.n if pairs else 0, _configs(p.left, p.right)))
     return Result(claim, verdicts.combine([c.verdict for c in checks]), checks)
 
@@ -592,6 +657,11 @@ def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str
         if rows and claim.metric not in columns:
             raise SpecError(f"{loaded.where('claims', str(i), 'metric')}: claims.{i}.metric: {claim.metric} is not a column "
                             f"of the campaign's table; allowed: {', '.join(metrics.METRIC_KEYS)} or an association's")
+        for j, req in enumerate(claim.requires):
+            if rows and req.metric not in columns:
+                raise SpecError(f"{loaded.where('claims', str(i), 'requires', str(j), 'metric')}: claims.{i}.requires.{j}.metric: "
+                                f"{req.metric} is not a column of the campaign's table; allowed: {', '.join(metrics.METRIC_KEYS)} "
+                                "or an association's")
         results.append(evaluate_claim(claim, axes, rows, loaded.claims.confidence, i))
     return results
 

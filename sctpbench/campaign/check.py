@@ -1,8 +1,8 @@
 """`sctpbench campaign check FOLDER [CLAIMS]`: a claims file's verdicts on a campaign's runs.
 
-One line per claim (holds, contradicted or inconclusive at this number of repetitions, with
-the figures), the verdicts written to the campaign folder's claims.json for its report, and
-exit status 1 when any claim is contradicted, so a nightly job watches published behaviour
+One line per claim (holds, contradicted, inconclusive at this number of repetitions, or not
+exercised: its preconditions unmet; with the figures), the verdicts written to the campaign
+folder's claims.json for its report, and exit status 1 when any claim is contradicted, so a nightly job watches published behaviour
 as well as its own baseline. `--modes METRIC` also prints each configuration's modes across
 its runs beside mean ± CI. The claims file defaults to claims.yaml beside the campaign file.
 """
@@ -125,6 +125,7 @@ def main(args: argparse.Namespace) -> int:
         print("modes across runs (analysis/modes.py):")
         for line in mode_lines(rows, args.modes.split(",")):
             print(line)
-    print(f"{tally['holds']} hold, {tally['contradicted']} contradicted, {tally['inconclusive']} inconclusive; "
+    unexercised = f", {tally['not exercised']} not exercised" if tally.get("not exercised") else ""
+    print(f"{tally['holds']} hold, {tally['contradicted']} contradicted, {tally['inconclusive']} inconclusive{unexercised}; "
           f"verdicts in {args.folder / campaign_files.CLAIMS}")
     return EXIT_CONTRADICTED if tally["contradicted"] else EXIT_OK
