@@ -604,11 +604,19 @@ def _configs(*sides: list[Row] | None) -> tuple[str, ...]:
     return tuple(sorted({str(r.get("config")) for side in sides for r in side or []}))
 
 
-def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float, index: int) -> Result:
+def _at_look(ctx: _Context, n: int, sequential: bool) -> tuple[_Context, str]:
+    """A sequential campaign's look at n units spends α by n (analysis/sequential.py)."""
+    if not sequential or n < 2:
+        return ctx, ""
+    at = _Context(verdicts.spent(ctx.confidence, n), verdicts.spent(ctx.family, n), ctx.digits)
+    return at, f"; sequential, at {at.confidence:.4%}"
+
+
+def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float, index: int, sequential: bool = False) -> Result:
     loc = ("claims", str(index))
     planned = _planned(claim, axes, rows, loc)
     family = 1 - (1 - confidence) / max(1, len(planned))
-    ctx = _Context(confidence, family, _digits(claim.metric))
+    base = _Context(confidence, family, _digits(claim.metric))
     checks = []
     for p in planned:
         pairing, pairs = "", None
@@ -616,12 +624,18 @@ def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float
             left, right = _sample(p.left, claim.metric), _sample(p.right, claim.metric)
             pairs = None if p.shared is None else pair(p.left, p.right, claim.metric, p.shared)
             pairing = "unpaired" if pairs is None else "paired"
+            ctx, look = _at_look(base, pairs.n if pairs else left.n + right.n, sequential)
             # lowest: which < each rival; highest: which > each rival
             as_two = claim.model_copy(update={"kind": "less" if claim.kind == "lowest" else "greater"}) if claim.kind in AMONG else claim
             figures, verdict = _two_sided(as_two, left, right, ctx, pairs)
+            figures += look
         elif claim.kind in THRESHOLD:
-            figures, verdict = _threshold(claim, _sample(p.left, claim.metric), ctx)
+            sample = _sample(p.left, claim.metric)
+            ctx, look = _at_look(base, sample.n, sequential)
+            figures, verdict = _threshold(claim, sample, ctx)
+            figures += look
         else:
+            ctx = base
             figures, verdict = _shape(claim, _sample(p.left, claim.metric), ctx)
         if claim.requires:
             figures, verdict = _exercised(claim.requires, [*p.left, *(p.right or [])], figures, verdict)
@@ -630,12 +644,13 @@ def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float
 
 
 def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str, tuple[list[Row], list[str]]] | None = None,
-             declared: dict[str, list[str]] | None = None) -> list[Result]:
+             declared: dict[str, list[str]] | None = None, sequential: bool = False) -> list[Result]:
     """Every claim of the file on a campaign's run rows (campaign.parquet) and swept keys;
     `others`: the rows and swept keys of the campaigns the file's `campaigns:` names;
     `declared`: every swept key's values in the campaign file (campaign.json), so that a
     value swept but not run yet (`campaign run --only`) makes a check of no runs, which is
-    inconclusive, rather than an unknown value."""
+    inconclusive, rather than an unknown value; `sequential`: each interval at the confidence
+    a look of a campaign run until conclusive spends (analysis/sequential.py)."""
     if loaded.claims.campaigns:
         missing = [n for n in loaded.claims.campaigns if n not in (others or {})]
         if missing:
@@ -662,7 +677,7 @@ def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str
                 raise SpecError(f"{loaded.where('claims', str(i), 'requires', str(j), 'metric')}: claims.{i}.requires.{j}.metric: "
                                 f"{req.metric} is not a column of the campaign's table; allowed: {', '.join(metrics.METRIC_KEYS)} "
                                 "or an association's")
-        results.append(evaluate_claim(claim, axes, rows, loaded.claims.confidence, i))
+        results.append(evaluate_claim(claim, axes, rows, loaded.claims.confidence, i, sequential))
     return results
 
 

@@ -24,6 +24,7 @@ side too (no variance to estimate: the figures are exact).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -80,6 +81,14 @@ class Sample:
 Interval = tuple[float, float]
 
 
+def spent(confidence: float, n: int) -> float:
+    """The confidence of an interval over n units at a look of a sequential campaign:
+    1 − α / (n (n − 1)), α = 1 − confidence, which sums to α over every n ≥ 2 (analysis/sequential.py)."""
+    alpha = 1.0 - confidence
+    return 1.0 - alpha / (n * (n - 1)) if n >= 2 else confidence
+
+
+@functools.lru_cache(maxsize=4096)
 def _t(confidence: float, df: float) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2, df))
 
