@@ -187,6 +187,9 @@ class ClaimsFile(_Model):
     paper: str = Field(description="the work the claims come from")
     campaign: str = Field(default="campaign.yaml", description="the campaign file the claims speak of, relative to this file")
     confidence: Annotated[float, Field(ge=0.5, le=0.999)] = Field(default=0.95, description="of each check's interval")
+    repetitions: Annotated[int, Field(ge=2, le=10000)] | None = Field(
+        default=None, description="the repetitions the paper ran: where `campaign run --until-conclusive` stops adding "
+                                  "runs unless --max-repetitions says otherwise")
     axes: dict[str, Axis] = Field(default={}, description="short names for swept keys and their values")
     campaigns: dict[Annotated[str, Field(pattern=ID_PATTERN)], str] = Field(
         default={}, description=f"other campaigns the claims compare with: name → campaign file (relative to this file); "

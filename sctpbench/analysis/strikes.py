@@ -12,9 +12,10 @@ count of steps again from there.
 
 Seen at seed 000's Paper I (20 msg/s, the default 200 ms SACK delay; virtual time): the
 primary's RTO went 100 → 1,600 ms, four back-offs, before the path was declared unreachable
-3,447 ms after the failure, where PMR 2 gives three and the model 700 ms. Linux declares a path unreachable when its error count exceeds Path.Max.Retrans, and
-clears that count, without undoing the back-off, whenever a SACK acknowledges a TSN last sent
-on the path (sctp_check_transmitted, RFC 9260 Sec. 8.2) or a HEARTBEAT-ACK comes back on it
+3,447 ms after the failure, where PMR 2 gives three and the model 700 ms. Linux declares a
+path unreachable when its error count exceeds Path.Max.Retrans, and clears that count,
+without undoing the back-off, whenever a SACK acknowledges a TSN last sent on the path
+(sctp_check_transmitted, RFC 9260 Sec. 8.2) or a HEARTBEAT-ACK comes back on it
 (sctp_cmd_transport_on): an acknowledgement that arrives between two expiries restarts the
 count, and detection takes more expiries than the model's.
 """
