@@ -8,11 +8,16 @@ distribution (bimodal, unimodal; analysis/modes.py). `for_each` makes a claim ho
 value of some axes, `at` restricts it to some values.
 
 Each claim is one or more checks (one per group of `for_each`, one per rival of `lowest`),
-each a confidence interval over repetitions (analysis/verdicts.py). A claim holds when every
+each a confidence interval over repetitions (analysis/verdicts.py): paired by repetition
+when both sides are the same repetitions of one campaign's configurations (`pair`: repetition
+r has one seed in every configuration), else Welch's. A claim holds when every
 check holds at the file's confidence (default 95 %); it is contradicted when any check is
 contradicted at the family-wise confidence (Bonferroni over its checks: a claim of eight
 checks needs each contradiction at 99.4 %, so a nightly job is not alarmed by chance); else
-it is inconclusive at this number of repetitions. Only ok runs count.
+it is inconclusive at this number of repetitions. Only ok runs count. A claim's `requires`
+(preconditions: the rule switched, the failure happened) makes a check whose runs do not show
+them *not exercised* rather than any other verdict: the runs never ran what the claim speaks
+of. `not exercised` is not conclusive.
 
 `load` reads and checks the file's shape (one `FILE:LINE: key: what is wrong; allowed: …`
 line, as for experiments and campaigns); `evaluate` checks it against a campaign's run rows
@@ -31,7 +36,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from scipy import stats
 
 from sctpbench.analysis import metrics, modes, verdicts
-from sctpbench.analysis.verdicts import Sample, Verdict
+from sctpbench.analysis.verdicts import Pairs, Sample, Verdict
 from sctpbench.model import inputfile, units, wording
 from sctpbench.model.errors import SpecError
 
@@ -75,6 +80,48 @@ class Axis(_Model):
 Filter = dict[str, Any]
 
 
+class Requires(_Model):
+    """A precondition: what a run must show for the claim to speak of it (the rule switched,
+    the failure happened). Checks whose runs do not meet it are `not exercised`."""
+
+    metric: str = Field(description="a per-run metric of the campaign table, or association.NAME.METRIC")
+    above: str | int | float | None = Field(default=None, description="the metric must be above this (a duration for "
+                                                                        "*_ms metrics, else a number); without above or "
+                                                                        "below, the metric must be present (the event happened)")
+    below: str | int | float | None = Field(default=None, description="the metric must be below this")
+    runs: Literal["every", "some"] = Field(default="every", description="every: each ok run of a check must meet it; "
+                                                                         "some: at least one")
+
+    @model_validator(mode="after")
+    def _bound(self) -> Requires:
+        if not _known_metric(self.metric):
+            raise ValueError(f"metric {self.metric!r} is not a campaign metric; allowed: {', '.join(metrics.METRIC_KEYS)} "
+                             "or association.NAME.METRIC")
+        if self.above is not None and self.below is not None:
+            raise ValueError("below cannot go with above; allowed: one of them (a range is two preconditions)")
+        for key in ("above", "below"):
+            try:
+                limit(self.metric, getattr(self, key)) if getattr(self, key) is not None else None
+            except ValueError as e:
+                raise ValueError(f"{key} {str(e).removeprefix('value ')}") from None
+        return self
+
+    def met(self, row: dict[str, Any]) -> bool:
+        value = row.get(self.metric)
+        if value is None or value != value:
+            return False
+        if self.above is not None:
+            return float(value) > limit(self.metric, self.above)
+        if self.below is not None:
+            return float(value) < limit(self.metric, self.below)
+        return True
+
+    def text(self) -> str:
+        bound = (f" > {limit(self.metric, self.above):g}" if self.above is not None
+                 else f" < {limit(self.metric, self.below):g}" if self.below is not None else " present")
+        return f"{self.metric}{bound}"
+
+
 class Claim(_Model):
     """One statement of the paper over one metric of the campaign's runs."""
 
@@ -96,6 +143,8 @@ class Claim(_Model):
     min_runs: Annotated[int, Field(ge=1, le=1000)] = Field(default=2, description="bimodal/unimodal: runs a mode needs to count")
     min_share: Annotated[float, Field(gt=0, lt=1)] = Field(default=0.2, description="bimodal/unimodal: the smallest share "
                                                                                        "of runs a mode is looked for at")
+    requires: list[Requires] = Field(default=[], description="preconditions: what the runs must show for the claim to "
+                                                             "speak of them; a check whose runs do not is not exercised")
     for_each: list[str] = Field(default=[], description="axes: the claim must hold at every value of these")
     at: dict[str, Any] = Field(default={}, description="axis → a value or a list of values the claim is restricted to")
     note: str = Field(default="", description="how the paper's words became this check, where it is not plain")
@@ -138,6 +187,9 @@ class ClaimsFile(_Model):
     paper: str = Field(description="the work the claims come from")
     campaign: str = Field(default="campaign.yaml", description="the campaign file the claims speak of, relative to this file")
     confidence: Annotated[float, Field(ge=0.5, le=0.999)] = Field(default=0.95, description="of each check's interval")
+    repetitions: Annotated[int, Field(ge=2, le=10000)] | None = Field(
+        default=None, description="the repetitions the paper ran: where `campaign run --until-conclusive` stops adding "
+                                  "runs unless --max-repetitions says otherwise")
     axes: dict[str, Axis] = Field(default={}, description="short names for swept keys and their values")
     campaigns: dict[Annotated[str, Field(pattern=ID_PATTERN)], str] = Field(
         default={}, description=f"other campaigns the claims compare with: name → campaign file (relative to this file); "
@@ -195,7 +247,7 @@ def _describe(error: dict[str, Any], source: wording.Source) -> str:
     loc = tuple(str(p) for p in error["loc"])
     kind = error["type"]
     if kind == "extra_forbidden":
-        model: type[BaseModel] = {1: ClaimsFile, 3: Claim if loc[:1] == ("claims",) else Axis}.get(len(loc), ClaimsFile)
+        model: type[BaseModel] = {1: ClaimsFile, 3: Claim if loc[:1] == ("claims",) else Axis, 5: Requires}.get(len(loc), ClaimsFile)
         detail = f"unknown key; allowed: {', '.join(model.model_fields)}"
     elif kind == "missing":
         detail = "required key is missing"
@@ -204,7 +256,9 @@ def _describe(error: dict[str, Any], source: wording.Source) -> str:
     else:
         detail = wording.value_detail(error, "lower-case letters and digits in words joined by - (guard-cuts-delay)")
         first = detail.split(" ", 1)
-        if kind == "value_error" and loc[:1] == ("claims",) and len(loc) == 2 and first[0] in Claim.model_fields:
+        owners: dict[int, type[BaseModel]] = {2: Claim, 4: Requires}
+        owner = owners.get(len(loc)) if loc[:1] == ("claims",) else None
+        if kind == "value_error" and owner is not None and first[0] in owner.model_fields:
             # A rule joining a claim's keys names the key it blames first: point at that key's line.
             loc, detail = (*loc, first[0]), first[1]
         if kind == "string_pattern_mismatch" and loc[-1:] == ("id",):
@@ -243,6 +297,15 @@ class Check:
     group: str  # "rho=0.81", "" without for_each
     figures: str
     verdict: Verdict
+    pairing: str = ""  # "paired" or "unpaired" for a comparison of two sides, else ""
+    pairs: int = 0  # the repetitions paired
+    configs: tuple[str, ...] = ()  # the configurations whose runs the check looked at
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"group": self.group, "figures": self.figures, "verdict": self.verdict}
+        if self.pairing:
+            out |= {"pairing": self.pairing, "pairs": self.pairs}
+        return out | {"configs": list(self.configs)}
 
 
 @dataclass(frozen=True)
@@ -260,7 +323,7 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
         return {"id": c.id, "says": c.says, "where": c.where, "metric": c.metric, "kind": c.kind, "verdict": self.verdict,
-                "line": self.line(), "checks": [{"group": ch.group, "figures": ch.figures, "verdict": ch.verdict} for ch in self.checks]}
+                "line": self.line(), "checks": [ch.to_dict() for ch in self.checks]}
 
 
 Row = dict[str, Any]
@@ -362,22 +425,76 @@ class _Context:
     digits: int
 
 
-def _two_sided(claim: Claim, a: Sample, b: Sample, ctx: _Context) -> tuple[str, Verdict]:
+def _pairing(pairs: Pairs | None) -> str:
+    """How the interval was taken, for the verdict line: `paired, n 4` or `unpaired`."""
+    if pairs is None:
+        return "unpaired"
+    left = f", {pairs.left_out} run{'s' if pairs.left_out != 1 else ''} without a partner left out" if pairs.left_out else ""
+    return f"paired, n {pairs.n}{left}"
+
+
+def _two_sided(claim: Claim, a: Sample, b: Sample, ctx: _Context, pairs: Pairs | None = None) -> tuple[str, Verdict]:
+    """A comparison of two sides; over `pairs` (the same repetitions of both) when given, else Welch's."""
     d = ctx.digits
     head = f"a {a.text(d, ctx.confidence)} vs b {b.text(d, ctx.confidence)}"
+    how = _pairing(pairs)
     if claim.kind in ("less", "greater", "same"):
-        hold, contra = (verdicts.difference_interval(a, b, c) for c in (ctx.confidence, ctx.family))
+        if pairs is not None:
+            hold, contra = (verdicts.paired_difference_interval(pairs, c) for c in (ctx.confidence, ctx.family))
+        else:
+            hold, contra = (verdicts.difference_interval(a, b, c) for c in (ctx.confidence, ctx.family))
         if claim.kind == "same":
             tol = tolerance(claim.metric, claim.tolerance or DEFAULT_TOLERANCE, b.mean if b.n else 0.0)
             verdict = _verdict(verdicts.within(hold, tol), verdicts.within(contra, tol))
-            within = f" (within ±{tol:.{d}f})" if b.n else ""
-            return f"{head}, a − b {verdicts.interval_text(hold, d)}{within}", verdict
+            within = f"; within ±{tol:.{d}f}" if b.n else ""
+            return f"{head}, a − b {verdicts.interval_text(hold, d)} ({how}{within})", verdict
         test = verdicts.below if claim.kind == "less" else verdicts.above
-        return f"{head}, a − b {verdicts.interval_text(hold, d)}", _verdict(test(hold, 0.0), test(contra, 0.0))
+        return f"{head}, a − b {verdicts.interval_text(hold, d)} ({how})", _verdict(test(hold, 0.0), test(contra, 0.0))
     ratio = float(claim.value)  # type: ignore[arg-type]
-    hold, contra = (verdicts.ratio_interval(a, b, c) for c in (ctx.confidence, ctx.family))
+    if pairs is not None:
+        hold, contra = (verdicts.paired_ratio_interval(pairs, c) for c in (ctx.confidence, ctx.family))
+    else:
+        hold, contra = (verdicts.ratio_interval(a, b, c) for c in (ctx.confidence, ctx.family))
     test = verdicts.at_least if claim.kind == "ratio_at_least" else verdicts.at_most
-    return f"{head}, a/b {verdicts.interval_text(hold, 2)}", _verdict(test(hold, ratio), test(contra, ratio))
+    return f"{head}, a/b {verdicts.interval_text(hold, 2)} ({how})", _verdict(test(hold, ratio), test(contra, ratio))
+
+
+def _valid(value: Any) -> bool:
+    return value is not None and value == value
+
+
+def pair(left: list[Row], right: list[Row], metric: str, shared: list[str]) -> Pairs | None:
+    """The two sides' runs matched by repetition, when both are the same repetitions of
+    configurations that differ only in swept values: each run is found on its side by
+    (seed, repetition, the value of every `shared` key) once at most, and some run has its
+    partner. Else None: the sides are independent samples (Welch's interval).
+
+    `shared`: the swept keys the two sides do not differ in (the compared keys left out), so
+    sides pooled over an axis pair run for run at each of its values. Pairs of which either
+    run is not ok or lacks the metric are left out; so are runs without a partner."""
+    def keyed(rows: list[Row]) -> dict[tuple[Any, ...], Row] | None:
+        out: dict[tuple[Any, ...], Row] = {}
+        for r in rows:
+            if r.get("seed") is None or r.get("repetition") is None:
+                return None
+            k = (r["seed"], r["repetition"], *(r.get(f"param.{s}") for s in shared))
+            if k in out:
+                return None  # a side holds several runs of one repetition: not one configuration per key
+            out[k] = r
+        return out
+
+    lk, rk = keyed(left), keyed(right)
+    if not lk or not rk or not lk.keys() & rk.keys():
+        return None
+    usable = {k for k in lk.keys() & rk.keys() if all(x.get("status") == "ok" and _valid(x.get(metric)) for x in (lk[k], rk[k]))}
+    ordered = sorted(usable, key=str)
+    counted = sum(1 for side in (lk, rk) for r in side.values() if r.get("status") == "ok" and _valid(r.get(metric)))
+    return Pairs(tuple(float(lk[k][metric]) for k in ordered), tuple(float(rk[k][metric]) for k in ordered),
+                 counted - 2 * len(ordered))
+
+
+def _differing(a: Selection, b: Selection) -> set[str]:
+    return {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
 
 
 def _verdict(at_confidence: Verdict, at_family: Verdict) -> Verdict:
@@ -427,17 +544,36 @@ def _groups(axes: _Axes, rows: list[Row], claim: Claim, loc: tuple[str, ...]) ->
     return combos
 
 
-def _planned(claim: Claim, axes: _Axes, rows: list[Row], loc: tuple[str, ...]) -> list[tuple[str, Any]]:
-    """Every check of the claim as (group, what to compare), before any statistic."""
+@dataclass(frozen=True)
+class _Planned:
+    """One check before any statistic: its group and its runs (`right` for a comparison), and
+    the swept keys both sides share (None: the sides may not be paired)."""
+
+    group: str
+    left: list[Row]
+    right: list[Row] | None = None
+    shared: list[str] | None = None
+
+
+def _shared(axes: _Axes, differing: set[str]) -> list[str] | None:
+    """The keys a pair's runs must agree on; None when the sides are different campaigns
+    (their experiments differ in more than swept values, so one seed draws different things)."""
+    if CAMPAIGN_AXIS in differing:
+        return None
+    return [k for k in axes.present if k not in differing]
+
+
+def _planned(claim: Claim, axes: _Axes, rows: list[Row], loc: tuple[str, ...]) -> list[_Planned]:
+    """Every check of the claim, before any statistic."""
     at = _selection(axes, claim.at, (*loc, "at"))
     a = _selection(axes, claim.a, (*loc, "a"))
     b = _selection(axes, claim.b or {}, (*loc, "b"))
     base = _matching(rows, at)
-    planned: list[tuple[str, Any]] = []
+    planned: list[_Planned] = []
     for label, group in _groups(axes, base, claim, loc):
         here = _matching(base, group)
         if claim.kind in TWO_SIDED:
-            planned.append((label, (_matching(here, a), _matching(here, b))))
+            planned.append(_Planned(label, _matching(here, a), _matching(here, b), _shared(axes, _differing(a, b))))
         elif claim.kind in AMONG:
             where = f"{axes.loaded.where(*loc, 'among')}: {'.'.join(loc)}.among"
             key = axes.key(str(claim.among), where)
@@ -446,43 +582,78 @@ def _planned(claim: Claim, axes: _Axes, rows: list[Row], loc: tuple[str, ...]) -
             for rival, vs in axes.members(key, {r[f"param.{key}"] for r in pool}):
                 if vs & chosen:
                     continue
-                planned.append((f"{label + ' ' if label else ''}{which} vs {rival}",
-                                (_matching(pool, {key: chosen}), _matching(pool, {key: vs}))))
+                planned.append(_Planned(f"{label + ' ' if label else ''}{which} vs {rival}", _matching(pool, {key: chosen}),
+                                        _matching(pool, {key: vs}), _shared(axes, {key})))
         else:
-            planned.append((label, _matching(here, a)))
+            planned.append(_Planned(label, _matching(here, a)))
     return planned
 
 
-def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float, index: int) -> Result:
+def _exercised(requires: list[Requires], rows: list[Row], figures: str, verdict: Verdict) -> tuple[str, Verdict]:
+    """The check's verdict stands only where its ok runs meet every precondition; else the
+    mechanism the claim speaks of never ran, and the runs say nothing about it either way."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    if not ok:
+        return figures, verdict
+    notes, met_all = [], True
+    for req in requires:
+        met = sum(req.met(r) for r in ok)
+        met_all &= met == len(ok) if req.runs == "every" else met > 0
+        notes.append(f"{req.text()} in {met} of {len(ok)} runs")
+    return f"{figures}; requires {', '.join(notes)}", verdict if met_all else "not exercised"
+
+
+def _configs(*sides: list[Row] | None) -> tuple[str, ...]:
+    return tuple(sorted({str(r.get("config")) for side in sides for r in side or []}))
+
+
+def _at_look(ctx: _Context, n: int, sequential: bool) -> tuple[_Context, str]:
+    """A sequential campaign's look at n units spends α by n (analysis/sequential.py)."""
+    if not sequential or n < 2:
+        return ctx, ""
+    at = _Context(verdicts.spent(ctx.confidence, n), verdicts.spent(ctx.family, n), ctx.digits)
+    return at, f"; sequential, at {at.confidence:.4%}"
+
+
+def evaluate_claim(claim: Claim, axes: _Axes, rows: list[Row], confidence: float, index: int, sequential: bool = False) -> Result:
     loc = ("claims", str(index))
     planned = _planned(claim, axes, rows, loc)
     family = 1 - (1 - confidence) / max(1, len(planned))
-    ctx = _Context(confidence, family, _digits(claim.metric))
+    base = _Context(confidence, family, _digits(claim.metric))
     checks = []
-    for label, what in planned:
-        if claim.kind in TWO_SIDED or claim.kind in AMONG:
-            left, right = (_sample(r, claim.metric) for r in what)
-            if claim.kind in AMONG:
-                # lowest: which < each rival; highest: which > each rival
-                as_two = claim.model_copy(update={"kind": "less" if claim.kind == "lowest" else "greater"})
-                figures, verdict = _two_sided(as_two, left, right, ctx)
-            else:
-                figures, verdict = _two_sided(claim, left, right, ctx)
+    for p in planned:
+        pairing, pairs = "", None
+        if p.right is not None:
+            left, right = _sample(p.left, claim.metric), _sample(p.right, claim.metric)
+            pairs = None if p.shared is None else pair(p.left, p.right, claim.metric, p.shared)
+            pairing = "unpaired" if pairs is None else "paired"
+            ctx, look = _at_look(base, pairs.n if pairs else left.n + right.n, sequential)
+            # lowest: which < each rival; highest: which > each rival
+            as_two = claim.model_copy(update={"kind": "less" if claim.kind == "lowest" else "greater"}) if claim.kind in AMONG else claim
+            figures, verdict = _two_sided(as_two, left, right, ctx, pairs)
+            figures += look
         elif claim.kind in THRESHOLD:
-            figures, verdict = _threshold(claim, _sample(what, claim.metric), ctx)
+            sample = _sample(p.left, claim.metric)
+            ctx, look = _at_look(base, sample.n, sequential)
+            figures, verdict = _threshold(claim, sample, ctx)
+            figures += look
         else:
-            figures, verdict = _shape(claim, _sample(what, claim.metric), ctx)
-        checks.append(Check(label, figures, verdict))
+            ctx = base
+            figures, verdict = _shape(claim, _sample(p.left, claim.metric), ctx)
+        if claim.requires:
+            figures, verdict = _exercised(claim.requires, [*p.left, *(p.right or [])], figures, verdict)
+        checks.append(Check(p.group, figures, verdict, pairing, pairs.n if pairs else 0, _configs(p.left, p.right)))
     return Result(claim, verdicts.combine([c.verdict for c in checks]), checks)
 
 
 def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str, tuple[list[Row], list[str]]] | None = None,
-             declared: dict[str, list[str]] | None = None) -> list[Result]:
+             declared: dict[str, list[str]] | None = None, sequential: bool = False) -> list[Result]:
     """Every claim of the file on a campaign's run rows (campaign.parquet) and swept keys;
     `others`: the rows and swept keys of the campaigns the file's `campaigns:` names;
     `declared`: every swept key's values in the campaign file (campaign.json), so that a
     value swept but not run yet (`campaign run --only`) makes a check of no runs, which is
-    inconclusive, rather than an unknown value."""
+    inconclusive, rather than an unknown value; `sequential`: each interval at the confidence
+    a look of a campaign run until conclusive spends (analysis/sequential.py)."""
     if loaded.claims.campaigns:
         missing = [n for n in loaded.claims.campaigns if n not in (others or {})]
         if missing:
@@ -504,9 +675,17 @@ def evaluate(loaded: Loaded, rows: list[Row], swept: list[str], others: dict[str
         if rows and claim.metric not in columns:
             raise SpecError(f"{loaded.where('claims', str(i), 'metric')}: claims.{i}.metric: {claim.metric} is not a column "
                             f"of the campaign's table; allowed: {', '.join(metrics.METRIC_KEYS)} or an association's")
-        results.append(evaluate_claim(claim, axes, rows, loaded.claims.confidence, i))
+        for j, req in enumerate(claim.requires):
+            if rows and req.metric not in columns:
+                raise SpecError(f"{loaded.where('claims', str(i), 'requires', str(j), 'metric')}: claims.{i}.requires.{j}.metric: "
+                                f"{req.metric} is not a column of the campaign's table; allowed: {', '.join(metrics.METRIC_KEYS)} "
+                                "or an association's")
+        results.append(evaluate_claim(claim, axes, rows, loaded.claims.confidence, i, sequential))
     return results
 
 
 def counts(results: list[Result]) -> dict[Verdict, int]:
-    return {v: sum(r.verdict == v for r in results) for v in verdicts.VERDICTS}
+    """Claims per verdict; `not exercised` only when a claim got it (files without preconditions
+    keep the three counts they always had)."""
+    out = {v: sum(r.verdict == v for r in results) for v in verdicts.VERDICTS}
+    return {v: n for v, n in out.items() if n or v != "not exercised"}

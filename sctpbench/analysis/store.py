@@ -29,6 +29,7 @@ from sctpbench.analysis import (
     sources,
     stack_notes,
     startup,
+    strikes,
 )
 from sctpbench.analysis import traffic as flows
 from sctpbench.collectors import captures, records
@@ -268,7 +269,8 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
     }
     notes = stack_notes.notes([(d.plan.name, d.plan.sctp, d.plan.workload, _rtt_ms(plan.links, d.plan),
                                 per[d.plan.name]["metrics"].get("mtt_p50_ms")) for d in data])
-    if notes:  # a stack default the experiment left unset shaped a result (analysis/stack_notes.py)
+    notes += [stack_notes.Note(*n) for n in (_timeouts_note(d, events, kernel) for d in data) if n]
+    if notes:  # a stack default shaped a result (analysis/stack_notes.py), the timer model failed (strikes.py)
         summary["notes"] = [n.to_dict() for n in notes]
     for d in data:  # every association has every metric: None where no capture says it
         per[d.plan.name]["metrics"] |= dict.fromkeys((*WIRE_COUNTS, *WIRE_AFTER_SWITCH, *WIRE_AT))
@@ -652,6 +654,24 @@ def _failure(assoc: Association, events: list[dict[str, Any]], messages: list[me
         if e["target"] == in_use:
             return metrics.Failure(e["target"], e["applied_ns"], peers[e["target"]])
     return None
+
+
+def _timeouts_note(d: AssociationData, events: list[dict[str, Any]], kernel: dict[str, Any]) -> tuple[str, str, str] | None:
+    """More timeouts than PMR + 1 before the failed path was declared unreachable (analysis/strikes.py)."""
+    failure = _failure(d.plan, events, d.messages)
+    try:
+        rto_max, pmr = float(d.client.params["rto_max_ms"]), int(d.client.params["path_max_retrans"])
+    except (KeyError, ValueError):
+        return None
+    if failure is None:
+        return None
+    unreachable = next((c.t_ns for c in d.client.addr
+                        if c.addr == failure.peer_address and c.state == "ADDR_UNREACHABLE" and c.t_ns >= failure.applied_ns), None)
+    samples = [(s.t_ns, float(s.rto_ms)) for s in d.client.path if s.addr == failure.peer_address]
+    backoff = metrics.backoff_pct(kernel.get("sysctl", {}).get(d.plan.client, {}))
+    found = strikes.count(failure.path, samples, failure.applied_ns, unreachable, rto_max, backoff)
+    sack = d.server.params.get("sack_delay_ms")
+    return strikes.note(d.plan.name, found, pmr, float(sack) if sack and sack.replace(".", "", 1).isdigit() else None)
 
 
 def _pf_on(kernel: dict[str, Any], client_host: str) -> bool:

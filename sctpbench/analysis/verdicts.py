@@ -7,7 +7,13 @@ with what a claim says, through a confidence interval:
   degrees of freedom);
 - a ratio of two means: the same on the logarithm of the ratio (the delta method), which
   keeps the interval positive and symmetric in a/b against b/a;
-- one mean against a value: Student's t interval.
+- one mean against a value: Student's t interval;
+- where both sides are the same repetitions (repetition r's seed in every configuration:
+  common random numbers, analysis/claims.py decides), the difference and the ratio are taken
+  over the pairs instead: Student's t interval of the per-repetition differences, and for
+  the ratio the delta method with the pairs' covariance. What the configurations share (the
+  seed's draws, the same start offsets and losses) cancels in each pair, so the interval
+  narrows to what the configurations change.
 
 A check *holds* when the whole interval lies on the claimed side, is *contradicted* when
 the whole interval lies on the other side (for "less": the difference is ≥ 0), and is
@@ -18,14 +24,16 @@ side too (no variance to estimate: the figures are exact).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
 
 from scipy import stats
 
-Verdict = Literal["holds", "contradicted", "inconclusive"]
-VERDICTS: tuple[Verdict, ...] = ("holds", "contradicted", "inconclusive")
+Verdict = Literal["holds", "contradicted", "inconclusive", "not exercised"]
+VERDICTS: tuple[Verdict, ...] = ("holds", "contradicted", "inconclusive", "not exercised")
+CONCLUSIVE: tuple[Verdict, ...] = ("holds", "contradicted")
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,14 @@ class Sample:
 Interval = tuple[float, float]
 
 
+def spent(confidence: float, n: int) -> float:
+    """The confidence of an interval over n units at a look of a sequential campaign:
+    1 − α / (n (n − 1)), α = 1 − confidence, which sums to α over every n ≥ 2 (analysis/sequential.py)."""
+    alpha = 1.0 - confidence
+    return 1.0 - alpha / (n * (n - 1)) if n >= 2 else confidence
+
+
+@functools.lru_cache(maxsize=4096)
 def _t(confidence: float, df: float) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2, df))
 
@@ -128,6 +144,45 @@ def ratio_interval(a: Sample, b: Sample, confidence: float) -> Interval | None:
     return (r * math.exp(-h), r * math.exp(h))
 
 
+@dataclass(frozen=True)
+class Pairs:
+    """A metric's values on both sides of a comparison, matched by repetition: a[i] and b[i]
+    share one seed. `left_out`: ok runs of either side whose partner is missing (failed,
+    disturbed, not run yet, or without this metric)."""
+
+    a: tuple[float, ...]
+    b: tuple[float, ...]
+    left_out: int = 0
+
+    @property
+    def n(self) -> int:
+        return len(self.a)
+
+    def differences(self) -> Sample:
+        return Sample(tuple(x - y for x, y in zip(self.a, self.b, strict=True)))
+
+
+def paired_difference_interval(pairs: Pairs, confidence: float) -> Interval | None:
+    """Of mean(a) − mean(b) over the pairs: Student's t on the per-pair differences (n − 1 df)."""
+    return mean_interval(pairs.differences(), confidence) if pairs.n else None
+
+
+def paired_ratio_interval(pairs: Pairs, confidence: float) -> Interval | None:
+    """Of mean(a) / mean(b) over the pairs: the delta method on log mean(a) − log mean(b) with
+    the pairs' covariance, i.e. Student's t on z_i = a_i / mean(a) − b_i / mean(b)."""
+    if pairs.n == 0:
+        return None
+    a, b = Sample(pairs.a), Sample(pairs.b)
+    if a.mean <= 0 or b.mean <= 0:
+        return None
+    r = a.mean / b.mean
+    z = Sample(tuple(x / a.mean - y / b.mean for x, y in zip(pairs.a, pairs.b, strict=True)))
+    if z.constant:
+        return (r, r)
+    h = z.half_width(confidence)
+    return None if h is None else (r * math.exp(-h), r * math.exp(h))
+
+
 def below(interval: Interval | None, limit: float) -> Verdict:
     """The quantity is below limit: holds when the interval is under it, contradicted when at or above."""
     if interval is None:
@@ -168,12 +223,15 @@ def within(interval: Interval | None, tolerance: float) -> Verdict:
 
 
 def combine(verdicts: list[Verdict]) -> Verdict:
-    """A claim made of several checks: holds when every one holds, contradicted when any is."""
+    """A claim made of several checks: holds when every one holds, contradicted when any is;
+    not exercised when, short of that, a check's runs never met the claim's precondition."""
     if not verdicts:
         return "inconclusive"
     if "contradicted" in verdicts:
         return "contradicted"
-    return "holds" if all(v == "holds" for v in verdicts) else "inconclusive"
+    if all(v == "holds" for v in verdicts):
+        return "holds"
+    return "not exercised" if "not exercised" in verdicts else "inconclusive"
 
 
 def interval_text(interval: Interval | None, digits: int = 1) -> str:

@@ -1,8 +1,8 @@
 """`sctpbench campaign check FOLDER [CLAIMS]`: a claims file's verdicts on a campaign's runs.
 
-One line per claim (holds, contradicted or inconclusive at this number of repetitions, with
-the figures), the verdicts written to the campaign folder's claims.json for its report, and
-exit status 1 when any claim is contradicted, so a nightly job watches published behaviour
+One line per claim (holds, contradicted, inconclusive at this number of repetitions, or not
+exercised: its preconditions unmet; with the figures), the verdicts written to the campaign
+folder's claims.json for its report, and exit status 1 when any claim is contradicted, so a nightly job watches published behaviour
 as well as its own baseline. `--modes METRIC` also prints each configuration's modes across
 its runs beside mean ± CI. The claims file defaults to claims.yaml beside the campaign file.
 """
@@ -10,6 +10,7 @@ its runs beside mean ± CI. The claims file defaults to claims.yaml beside the c
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,9 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
     check.add_argument("--with", dest="others", action="append", default=[], metavar="NAME=FOLDER",
                        help="the folder of a campaign the claims file's campaigns: names (default: the folder of that "
                             "campaign's name beside FOLDER)")
+    check.add_argument("--sequential", action="store_true",
+                       help="each interval at the confidence a campaign run until conclusive spends at its sample size "
+                            "(docs/claims.md#sequential): the verdicts `campaign run --until-conclusive` stops on")
     check.add_argument("--modes", metavar="METRIC[,METRIC]",
                        help="also print each configuration's modes of these metrics across its runs (docs/claims.md)")
 
@@ -98,26 +102,36 @@ def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict
     return out
 
 
-def main(args: argparse.Namespace) -> int:
-    rows, info = _rows(args.folder)
-    path = claims_file(args.folder, args.claims, info)
+def verdicts(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
+             say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]]]:
+    """The claims file's verdicts on the campaign folder's runs (and its compared campaigns'),
+    the claims file and the rows; the verdicts written to the folder's claims.json."""
+    rows, info = _rows(folder)
+    path = claims_file(folder, given, info)
     loaded = claims.load(path)
     others = {}
-    for name, other in other_folders(args.folder, loaded, args.others).items():
+    for name, other in other_folders(folder, loaded, others_given).items():
         other_rows, other_info = _rows(other)
         others[name] = (other_rows, _swept(other_rows, other_info))
-        print(f"compared with {name}: {other} ({len(other_rows)} runs)")
-    results = claims.evaluate(loaded, rows, _swept(rows, info), others, info.get("values"))
-    name = info.get("name", args.folder.name)
+        say(f"compared with {name}: {other} ({len(other_rows)} runs)")
+    results = claims.evaluate(loaded, rows, _swept(rows, info), others, info.get("values"), sequential)
+    name = info.get("name", folder.name)
     ok = sum(r["status"] == "ok" for r in rows)
-    print(f"{name}: {len(results)} claims of {loaded.claims.paper} ({path}), "
-          f"{loaded.claims.confidence:.0%} confidence, {len(rows)} runs ({ok} ok)")
+    how = "; sequential: each interval at the confidence its sample size spends" if sequential else ""
+    say(f"{name}: {len(results)} claims of {loaded.claims.paper} ({path}), "
+        f"{loaded.claims.confidence:.0%} confidence{how}, {len(rows)} runs ({ok} ok)")
     for result in results:
-        print(result.line())
-    tally = claims.counts(results)
+        say(result.line())
     document = {"claims_file": str(path), "paper": loaded.claims.paper, "confidence": loaded.claims.confidence,
-                "runs": len(rows), "runs_ok": ok, "counts": tally, "results": [r.to_dict() for r in results]}
-    campaign_files.write_claims(args.folder, document)
+                "sequential": sequential, "runs": len(rows), "runs_ok": ok, "counts": claims.counts(results),
+                "results": [r.to_dict() for r in results]}
+    campaign_files.write_claims(folder, document)
+    return results, loaded, rows
+
+
+def main(args: argparse.Namespace) -> int:
+    results, _, rows = verdicts(args.folder, args.claims, args.others, args.sequential)
+    tally = claims.counts(results)
     if args.modes:
         unknown = [m for m in args.modes.split(",") if m not in metrics.METRIC_KEYS]
         if unknown:
@@ -125,6 +139,7 @@ def main(args: argparse.Namespace) -> int:
         print("modes across runs (analysis/modes.py):")
         for line in mode_lines(rows, args.modes.split(",")):
             print(line)
-    print(f"{tally['holds']} hold, {tally['contradicted']} contradicted, {tally['inconclusive']} inconclusive; "
+    unexercised = f", {tally['not exercised']} not exercised" if tally.get("not exercised") else ""
+    print(f"{tally['holds']} hold, {tally['contradicted']} contradicted, {tally['inconclusive']} inconclusive{unexercised}; "
           f"verdicts in {args.folder / campaign_files.CLAIMS}")
     return EXIT_CONTRADICTED if tally["contradicted"] else EXIT_OK

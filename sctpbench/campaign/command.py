@@ -38,6 +38,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--only", action="append", default=[], metavar="KEY=VALUE",
                      help="run only the configurations where the swept KEY has this value as written (repeatable: "
                           "values of one key are alternatives, different keys must all match)")
+    run.add_argument("--until-conclusive", type=Path, metavar="CLAIMS",
+                     help="then add repetitions to the configurations whose claims in CLAIMS are inconclusive, round "
+                          "after round, until they are settled (sequential verdicts, valid under this optional stopping: "
+                          "docs/claims.md#sequential)")
+    run.add_argument("--max-repetitions", type=int, metavar="N",
+                     help="--until-conclusive: at most N repetitions per configuration (default: the claims file's "
+                          "repetitions:, the paper's)")
+    run.add_argument("--step", type=int, metavar="N",
+                     help="--until-conclusive: repetitions a round adds to a configuration (default: as many again)")
     run.add_argument("--dry-run", action="store_true", help="list the runs in order, with what is already done")
     run.add_argument("--backend", choices=capabilities.backend_choices(), default=capabilities.AUTO)
     run.add_argument("--watch", action="store_true",
@@ -86,6 +95,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     destination.folder(args.out)
     folder = execute.directory(args.out, loaded.campaign.name or "campaign")
+    if args.dry_run and args.until_conclusive:
+        from sctpbench.campaign import until
+
+        return until.plan(loaded, folder, args.until_conclusive, args.max_repetitions, args.step, print)
     if args.dry_run:
         runs = [r for r in runs if (r.config.key, r.repetition) in part]
         for i, run in enumerate(runs, 1):
@@ -95,6 +108,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{len(runs)} runs ({configs} configurations × {len(runs) // max(1, configs)} repetitions), "
               f"{sum(execute.is_done(folder, r) for r in runs)} done; folder {folder}")
         return EXIT_OK
+    if args.until_conclusive:
+        from sctpbench.campaign import until
+        from sctpbench.model.errors import SpecError
+
+        if args.only:
+            raise SpecError("--only with --until-conclusive: allowed: one of them (the claims choose the configurations)")
+        say = lambda s: print(f"{loaded.campaign.name} {s}", flush=True)  # noqa: E731
+        return until.run(loaded, folder, args.until_conclusive, [], args.max_repetitions, args.step,
+                         lambda grown, all_runs, part: _execute(args, grown, all_runs, folder, part), say,
+                         frozenset({EXIT_OK, EXIT_FAILED}))
+    only = frozenset(r.run_key for r in runs if (r.config.key, r.repetition) in part) if args.only else None
+    return _execute(args, loaded, runs, folder, only)
+
+
+def _execute(args: argparse.Namespace, loaded: spec.Loaded, runs: list[expand.Run], folder: Path, only: frozenset[str] | None) -> int:
+    """Run the campaign's missing runs (of `only`, when given) on the backend; print the configurations' figures."""
+    from sctpbench.campaign import execute
+
     backend, why = capabilities.runnable(args.backend)
     if backend is None:
         print(f"sctpbench: {why}", file=sys.stderr)
@@ -106,7 +137,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     expand.check_plans(runs)  # and every plan (not for --dry-run: a listing needs only the keys)
     progress(f"backend {backend}, {runs[0].experiment.clock if runs else '-'} clock, results in {folder}")
     # --only: the part's runs are run; the folder's tables keep every done run of the campaign
-    only = frozenset(r.run_key for r in runs if (r.config.key, r.repetition) in part) if args.only else None
     if args.scheduler:
         from sctpbench.campaign import distributed
 

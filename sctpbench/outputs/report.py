@@ -471,7 +471,8 @@ def claims_section(claims: dict[str, Any] | None) -> str:
         return ""
     counts = claims.get("counts") or {}
     head = (f"<h2>Claims</h2><p>{esc(claims.get('paper'))}: {counts.get('holds', 0)} hold, "
-            f"{counts.get('contradicted', 0)} contradicted, {counts.get('inconclusive', 0)} inconclusive at "
+            f"{counts.get('contradicted', 0)} contradicted, {counts.get('inconclusive', 0)} inconclusive"
+            f"{', ' + str(counts['not exercised']) + ' not exercised' if counts.get('not exercised') else ''} at "
             f"{float(claims.get('confidence') or 0):.0%} confidence over {claims.get('runs_ok')} ok runs "
             f"(<code>{esc(claims.get('claims_file'))}</code>)</p>")
     rows = [[r.get("verdict"), r.get("id"), r.get("where"), r.get("says"),

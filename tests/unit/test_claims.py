@@ -64,12 +64,14 @@ def test_each_claim_gets_the_verdict_the_runs_support(campaign: Path) -> None:
 
 def test_a_verdict_line_carries_the_figures(campaign: Path) -> None:
     line = {r.claim.id: r.line() for r in _results(campaign)}
-    # mean ± CI half-width of both sides, the interval of the difference, and where the paper says it
+    # mean ± CI half-width of both sides, the interval of the difference (paired: repetition r
+    # has one seed at both settings, and detection differs by 408 ms in each pair), and where
+    # the paper says it
     assert line["fewer-retransmissions-detect-sooner"].startswith(
         "HOLDS        fewer-retransmissions-detect-sooner: detection_time_ms <; a 306.1 ± 5.1 (n 4) vs b 714.1 ± 5.1 (n 4), "
-        "a − b [-413.5, -402.5] → holds")
+        "a − b [-408.0, -408.0] (paired, n 4) → holds")
     assert line["fewer-retransmissions-detect-sooner"].endswith("→ holds (RFC 9260, Sec. 8.2)")
-    assert "a/b [2.30, 2.37] → contradicted" in line["detection-triples"]
+    assert "a/b [2.31, 2.36] (paired, n 4) → contradicted" in line["detection-triples"]
     assert "pmr=one: modes 304.8 [304.0–310.7] (100%, 4 runs)" in line["detection-unimodal-per-setting"]
     assert "modes 304.8 [304.0–310.7] (50%, 4 runs) | 712.8 [712.0–718.7] (50%, 4 runs)" in line["detection-bimodal-over-both"]
 
