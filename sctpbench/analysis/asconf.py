@@ -20,7 +20,7 @@ from typing import Any
 from sctpbench.analysis.cumtsn import Ends
 from sctpbench.collectors import captures
 
-WIRE_FILTER = f"sctp.chunk_type == {captures.CHUNK_ASCONF} || sctp.chunk_type == {captures.CHUNK_ASCONF_ACK}"
+WIRE_FILTER = captures.with_chunks(captures.CHUNK_ASCONF, captures.CHUNK_ASCONF_ACK)
 
 
 def exchanges(ends: Ends, by_path: dict[str, list[captures.Packet]], t0_realtime_ns: int) -> list[dict[str, Any]]:

@@ -26,8 +26,8 @@ from sctpbench.collectors import captures
 from sctpbench.plan.data import Association
 
 TSN_SPACE = 1 << 32
-# INIT (for the initial TSN) and SACK packets only: tshark need not hand over every DATA packet.
-INIT_OR_SACK = f"sctp.chunk_type == {captures.CHUNK_INIT} || sctp.chunk_type == {captures.CHUNK_SACK}"
+# INIT (for the initial TSN) and SACK packets only: the DATA packets are not kept.
+INIT_OR_SACK = captures.with_chunks(captures.CHUNK_INIT, captures.CHUNK_SACK)
 CUM_TSN_SCHEMA = pa.schema([
     ("association", pa.string()), ("t_rel_ns", pa.int64()), ("cum_tsn_ack", pa.int64()), ("path", pa.string()),
 ])
@@ -78,7 +78,7 @@ def rows(association: str, ends: Ends, by_path: dict[str, list[captures.Packet]]
     return sorted(out, key=lambda r: r["t_rel_ns"])
 
 
-def client_packets(run_dir: Path, assoc: Association, where: str,
+def client_packets(run_dir: Path, assoc: Association, where: captures.Where,
                    read_files: dict[Path, list[captures.Packet]] | None = None) -> dict[str, list[captures.Packet]]:
     """The packets matching `where` (at least INIT_OR_SACK's) in the client's capture of each
     of the association's paths. Associations between the same hosts share capture files:

@@ -35,7 +35,7 @@ from sctpbench.collectors import captures, records
 from sctpbench.plan.data import Association
 
 DATA_U_BIT = 0x04  # RFC 9260 3.3.1: unordered
-DATA_FILTER = "sctp.chunk_type == 0"
+DATA_FILTER = captures.with_chunks(captures.CHUNK_DATA)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from sctpbench.analysis.cumtsn import Ends
 from sctpbench.collectors import captures
 from sctpbench.plan.data import Association
 
-DATA_ONLY = f"sctp.chunk_type == {captures.CHUNK_DATA}"
+DATA_ONLY = captures.with_chunks(captures.CHUNK_DATA)
 HALF_TSN_SPACE = 1 << 31
 
 

@@ -52,11 +52,6 @@ def _own_addresses(assoc: Association) -> dict[str, dict[str, set[str]]]:
     return out
 
 
-def _filter(others: set[str]) -> str:
-    """A tshark display filter for packets whose source is one of `others`."""
-    return " || ".join(f"{'ipv6' if ':' in a else 'ip'}.src == {a}" for a in sorted(others))
-
-
 def foreign_sources(run_dir: Path, assoc: Association, t0_realtime_ns: int) -> list[ForeignSource]:
     """Every packet of the association sent on a path with a source address of the same end
     that belongs to another path, in time order. A missing capture file counts nothing."""
@@ -71,7 +66,7 @@ def foreign_sources(run_dir: Path, assoc: Association, t0_realtime_ns: int) -> l
             file = run_dir / "captures" / f"{path}-{host}.pcap"
             if not others or not file.exists():
                 continue
-            for p in captures.read(file, _filter(others)):
+            for p in captures.read(file, captures.from_sources(others)):
                 if port in (p.sport, p.dport):
                     out.append(ForeignSource(p.time_ns - t0_realtime_ns, path, end, p.src, p.dst, " ".join(p.chunk_types)))
     return sorted(out, key=lambda f: f.t_rel_ns)

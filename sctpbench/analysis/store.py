@@ -361,7 +361,7 @@ def _from_captures(run_dir: Path, data: list[AssociationData],
     reconfigurations: dict[str, list[dict[str, Any]]] = {}
     errors = []
     read_files: dict[Path, list[captures.Packet]] = {}
-    where = f"{cumtsn.INIT_OR_SACK} || {asconf.WIRE_FILTER}"
+    where = captures.either(cumtsn.INIT_OR_SACK, asconf.WIRE_FILTER)
     for d in data:
         assoc, ends = d.plan, cumtsn.Ends.of(d.plan)
         requests = [(t - int(t0), ASCONF_KINDS[name][0]) for t, name, _ in d.client.events if name in ASCONF_KINDS]

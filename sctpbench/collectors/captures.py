@@ -1,26 +1,30 @@
 """Read a run's packet captures (captures/{path}-{host}.pcap) into typed rows.
 
-One tshark call per file finds the SCTP packets (IPv4 or IPv6) and hands over their bytes; the
-SCTP common header and chunk headers are decoded here from the bytes after the IP
-header. Why not tshark's SCTP fields: it does not dissect the chunks of a truncated
-packet at all ("SCTP truncated"), and for whole packets its JSON splits the SCTP bytes
-between the sctp and data layers; the frame's bytes serve both cases alike. A DATA
-payload starts with the agent's sequence number and generation time
-(workloads/agent/RECORDS.md, "Messages"), which is how captures are put on the agents'
-clock (see analysis/verify.py).
+The pcap files tcpdump writes in the guest are read here directly, record by record
+(no tshark process, no library): the link header (Ethernet on the guest's interfaces;
+Linux cooked capture v1/v2 and raw IP are read too), the IPv4 or IPv6 header, and for
+SCTP over UDP (RFC 6951, port 9899, as the usrsctp agent sends it) the UDP header;
+then the SCTP common header and chunk headers, as far as the capture reaches. tshark
+was the reader until the collection's CPU cost was measured (docs/development.md,
+"Captures"); tests/unit/test_pcap_reader.py keeps it as the reference the rows here
+must equal, real captures included. A DATA payload starts with the agent's sequence
+number and generation time (workloads/agent/RECORDS.md, "Messages"), which is how
+captures are put on the agents' clock (see analysis/verify.py).
+
+What tshark would call SCTP but this reader skips: an ICMP error quoting an SCTP packet
+(tshark's rows for those were the ICMP message's bytes read as SCTP), a fragment of an
+IPv4 packet, and SCTP behind an IPv6 extension header; the project's paths carry none.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import socket
 import struct
-import subprocess
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-TSHARK_TIMEOUT_S = 120
 CHUNK_DATA = 0
 CHUNK_INIT = 1
 CHUNK_SACK = 3
@@ -41,7 +45,7 @@ IPPROTO_UDP = 17
 
 
 class CaptureError(Exception):
-    """A capture file that tshark cannot read."""
+    """A capture file that cannot be read: not a pcap file, or cut short."""
 
 
 @dataclass(frozen=True)
@@ -145,81 +149,162 @@ def decode_chunks(sctp: bytes) -> tuple[Chunk, ...]:
     return tuple(chunks)
 
 
-def _first(value: Any) -> Any:
-    # A field that repeats (IP inside ICMP, tunnels) comes as a list; the outer one is first.
-    return value[0] if isinstance(value, list) else value
-
-
 IPV6_HEADER = 40
+IPPROTO_SCTP = 132
+ETHERTYPE_IPV4 = 0x0800
+ETHERTYPE_IPV6 = 0x86DD
+ETHERTYPE_VLAN = (0x8100, 0x88A8)  # 802.1Q and 802.1ad tags, skipped
+LINKTYPE_ETHERNET = 1
+LINKTYPE_RAW = (101, 12, 14)  # raw IP: DLT_RAW's number differs between systems
+LINKTYPE_LINUX_SLL = 113  # `tcpdump -i any`: 16-byte cooked header, protocol last
+LINKTYPE_LINUX_SLL2 = 276  # 20-byte cooked header, protocol first
+# The pcap magic number as read little-endian: the byte order of the file's fields and how
+# many ns a unit of the records' sub-second field is (tcpdump writes µs unless told ns).
+PCAP_MAGIC = {0xA1B2C3D4: ("<", 1000), 0xD4C3B2A1: (">", 1000), 0xA1B23C4D: ("<", 1), 0x4D3CB2A1: (">", 1)}
+PCAPNG_MAGIC = 0x0A0D0D0A
+PCAP_HEADER = 24
+RECORD_HEADER = 16
+NS_PER_S = 1_000_000_000
+
+Where = Callable[[Packet], bool]  # which packets a read keeps
 
 
-def _ip_header(layers: dict[str, Any], data: bytes) -> tuple[int, int, int, str, str, int] | None:
-    """(where the IP header starts, its length, the IP packet's length, source,
-    destination, IP ID) of an IPv4 or IPv6 packet; IPv6 has no ID (0)."""
-    for name in ("ip", "ipv6"):
-        fields, raw = layers.get(name), layers.get(f"{name}_raw")
-        if fields and raw:
-            at = int((raw[0] if isinstance(raw[0], list) else raw)[1])  # [hex, offset, length, …]
-            break
+def with_chunks(*types: int) -> Where:
+    """Packets with a chunk of one of `types` (CHUNK_DATA, …)."""
+    wanted = frozenset(types)
+    return lambda p: any(c.type in wanted for c in p.chunks)
+
+
+def from_sources(addresses: Iterable[str]) -> Where:
+    """Packets whose source is one of `addresses` (IPv4 or IPv6, any spelling)."""
+    wanted = frozenset(_canonical(a) for a in addresses)
+    return lambda p: p.src in wanted
+
+
+def either(*wheres: Where) -> Where:
+    """Packets any of `wheres` keeps."""
+    return lambda p: any(w(p) for w in wheres)
+
+
+def _canonical(address: str) -> str:
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    return socket.inet_ntop(family, socket.inet_pton(family, address))
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """One pcap record: capture time, length on the wire, where its bytes are in the file."""
+
+    time_ns: int
+    length: int
+    start: int
+    end: int
+
+
+def _records(data: bytes, path: Path) -> tuple[int, Iterator[_Frame]]:
+    """The file's link type and its records; CaptureError for what is not a pcap file."""
+    if len(data) < PCAP_HEADER:
+        raise CaptureError(f"{path}: not a pcap file ({len(data)} bytes, shorter than a pcap header)")
+    (magic,) = struct.unpack_from("<I", data)
+    if magic not in PCAP_MAGIC:
+        kind = "a pcapng file (tcpdump -w writes pcap)" if magic == PCAPNG_MAGIC else "not a pcap file"
+        raise CaptureError(f"{path}: {kind}: magic number {magic:#010x}")
+    order, unit = PCAP_MAGIC[magic]
+    (linktype,) = struct.unpack_from(order + "I", data, 20)
+    linktype &= 0x0FFFFFFF  # the upper bits can carry an FCS length
+    if linktype not in (LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2, *LINKTYPE_RAW):
+        raise CaptureError(f"{path}: link type {linktype} is not read (Ethernet, Linux cooked or raw IP are)")
+    return linktype, _frames(data, path, struct.Struct(order + "IIII"), unit)
+
+
+def _frames(data: bytes, path: Path, record: struct.Struct, unit: int) -> Iterator[_Frame]:
+    offset, size = PCAP_HEADER, len(data)
+    while offset < size:
+        if offset + RECORD_HEADER > size:
+            raise CaptureError(f"{path}: cut short in the middle of a packet's record header at byte {offset}")
+        seconds, fraction, captured, length = record.unpack_from(data, offset)
+        start = offset + RECORD_HEADER
+        offset = start + captured
+        if offset > size:
+            raise CaptureError(f"{path}: cut short in the middle of a packet at byte {start}")
+        yield _Frame(seconds * NS_PER_S + fraction * unit, length, start, offset)
+
+
+def _ip_start(linktype: int, data: bytes, frame: _Frame) -> int | None:
+    """Where the frame's IPv4 or IPv6 header starts, or None for another protocol."""
+    if linktype in LINKTYPE_RAW:
+        return frame.start if frame.start < frame.end and data[frame.start] >> 4 in (4, 6) else None
+    if linktype == LINKTYPE_ETHERNET:
+        at = frame.start + 12
+        while at + 2 <= frame.end and struct.unpack_from("!H", data, at)[0] in ETHERTYPE_VLAN:
+            at += 4
     else:
+        at = frame.start + (14 if linktype == LINKTYPE_LINUX_SLL else 0)
+    if at + 2 > frame.end:
         return None
-    if name == "ip":
-        header = (data[at] & 0x0F) * 4
-        if int(_first(fields["ip.proto"])) == IPPROTO_UDP:
-            header += UDP_HEADER
-        return (at, header, int(_first(fields["ip.len"])), _first(fields["ip.src"]),
-                _first(fields["ip.dst"]), int(_first(fields["ip.id"]), 16))
-    # SCTP (or its UDP header) follows the fixed header directly: no extension header.
-    plen = int(_first(fields["ipv6.plen"]))
-    header = IPV6_HEADER + (UDP_HEADER if int(_first(fields["ipv6.nxt"])) == IPPROTO_UDP else 0)
-    return at, header, IPV6_HEADER + plen, _first(fields["ipv6.src"]), _first(fields["ipv6.dst"]), 0
+    (ethertype,) = struct.unpack_from("!H", data, at)
+    start = at + 2 if linktype == LINKTYPE_ETHERNET else frame.start + (16 if linktype == LINKTYPE_LINUX_SLL else 20)
+    if start >= frame.end or (ethertype, data[start] >> 4) not in ((ETHERTYPE_IPV4, 4), (ETHERTYPE_IPV6, 6)):
+        return None
+    return start
 
 
-def _packet(layers: dict[str, Any]) -> Packet | None:
-    frame_raw = layers.get("frame_raw")
-    if not frame_raw:
+def _address(raw: bytes, names: dict[bytes, str]) -> str:
+    name = names.get(raw)
+    if name is None:
+        name = names[raw] = socket.inet_ntop(socket.AF_INET if len(raw) == 4 else socket.AF_INET6, raw)
+    return name
+
+
+def _packet(data: bytes, frame: _Frame, at: int, names: dict[bytes, str], index: int) -> Packet | None:
+    """The SCTP packet in the IP packet at `at`, or None: not SCTP (nor SCTP over UDP port
+    9899), a fragment, or less than an SCTP common header captured."""
+    end = frame.end
+    if data[at] >> 4 == 4:
+        if at + 20 > end:
+            return None
+        version_ihl, total, ip_id, fragment, proto = struct.unpack_from("!B1xHHH1xB", data, at)
+        header = (version_ihl & 0x0F) * 4
+        if fragment & 0x3FFF or header < 20:  # more fragments, or not the first
+            return None
+        src, dst = data[at + 12: at + 16], data[at + 16: at + 20]
+    else:
+        if at + IPV6_HEADER > end:
+            return None
+        payload, proto = struct.unpack_from("!HB", data, at + 4)
+        header, total, ip_id = IPV6_HEADER, IPV6_HEADER + payload, 0
+        src, dst = data[at + 8: at + 24], data[at + 24: at + 40]
+    if proto == IPPROTO_UDP:
+        if at + header + UDP_HEADER > end or UDP_ENCAPS_PORT not in struct.unpack_from("!HH", data, at + header):
+            return None
+        header += UDP_HEADER
+    elif proto != IPPROTO_SCTP:
         return None
-    data = bytes.fromhex(_first(frame_raw))
-    ip = _ip_header(layers, data)
-    if ip is None:
-        return None
-    ip_at, header, total, src, dst, ip_id = ip
-    sctp = data[ip_at + header: ip_at + total]  # the capture may have cut it short
+    sctp = data[at + header: min(at + total, end)]  # the capture may have cut it short
     if len(sctp) < 12:
         return None
-    frame = layers["frame"]
-    length = int(_first(frame["frame.len"]))
-    epoch = str(_first(frame["frame.time_epoch"]))
-    sport, dport, vtag, checksum = struct.unpack_from("!HHII", sctp, 0)
+    sport, dport, vtag, checksum = struct.unpack_from("!HHII", sctp)
     return Packet(
-        index=0, time=float(epoch), time_ns=epoch_ns(epoch), src=src, dst=dst,
-        length=length, ip_id=ip_id, vtag=vtag, checksum=checksum, chunks=decode_chunks(sctp),
-        key=match_key(length, ip_id, sctp), sport=sport, dport=dport,
+        index=index, time=frame.time_ns / NS_PER_S, time_ns=frame.time_ns, src=_address(src, names),
+        dst=_address(dst, names), length=frame.length, ip_id=ip_id, vtag=vtag, checksum=checksum,
+        chunks=decode_chunks(sctp), key=match_key(frame.length, ip_id, sctp), sport=sport, dport=dport,
     )
 
 
-def epoch_ns(text: str) -> int:
-    """tshark's `frame.time_epoch` ("1700000000.123456789") as integer ns."""
-    seconds, _, fraction = text.partition(".")
-    return int(seconds) * 1_000_000_000 + int((fraction + "000000000")[:9])
-
-
-def read(path: Path, where: str | None = None) -> list[Packet]:
-    """Every SCTP packet (IPv4 or IPv6) of a pcap file, in capture order; with `where` (a
-    tshark display filter) only those it matches, which spares decoding the rest (index:
-    the position among those)."""
-    shown = "(ip || ipv6) && sctp" + (f" && ({where})" if where else "")
-    argv = ["tshark", "-r", str(path), "-n", "-d", f"udp.port=={UDP_ENCAPS_PORT},sctp", "-Y", shown, "-T", "json",
-            "-x", "-j", "frame ip ipv6"]
+def read(path: Path, where: Where | None = None) -> list[Packet]:
+    """Every SCTP packet (IPv4 or IPv6) of a pcap file, in capture order; with `where` only
+    those it keeps (index: the position among those). CaptureError for a file that is
+    missing, not a pcap file, or cut short."""
     try:
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=TSHARK_TIMEOUT_S)
-    except FileNotFoundError:
-        raise CaptureError("tshark is not installed (Debian: apt-get install tshark)") from None
-    except subprocess.TimeoutExpired:
-        raise CaptureError(f"{path}: tshark did not finish within {TSHARK_TIMEOUT_S} s") from None
-    if r.returncode != 0:
-        lines = [line for line in r.stderr.splitlines() if line.strip() and "Running as user" not in line]
-        raise CaptureError(f"{path}: tshark failed: {lines[-1] if lines else f'exit status {r.returncode}'}")
-    document = json.loads(r.stdout) if r.stdout.strip() else []
-    packets = [p for p in (_packet(p["_source"]["layers"]) for p in document) if p is not None]
-    return [replace(p, index=i) for i, p in enumerate(packets)]
+        data = path.read_bytes()
+    except OSError as e:
+        raise CaptureError(f"{path}: {e.strerror or e}") from None
+    linktype, frames = _records(data, path)
+    names: dict[bytes, str] = {}
+    out: list[Packet] = []
+    for frame in frames:
+        at = _ip_start(linktype, data, frame)
+        packet = None if at is None else _packet(data, frame, at, names, len(out))
+        if packet is not None and (where is None or where(packet)):
+            out.append(packet)
+    return out

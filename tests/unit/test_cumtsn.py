@@ -13,11 +13,6 @@ from sctpbench.collectors import captures
 from tests.support.packets import CLIENT, ENDS, SERVER, T0, init_chunk, packet, sack_chunk, sctp
 
 
-def test_capture_times_are_read_to_the_nanosecond() -> None:
-    assert captures.epoch_ns("1700000000.123456789") == 1_700_000_000_123_456_789
-    assert captures.epoch_ns("1700000000.5") == 1_700_000_000_500_000_000
-
-
 def test_init_and_sack_chunks_are_decoded_from_the_bytes() -> None:
     (init,) = captures.decode_chunks(sctp(40000, 5000, init_chunk(0xFFFFFFF0)))
     (sack,) = captures.decode_chunks(sctp(5000, 40000, sack_chunk(77)))

@@ -234,7 +234,7 @@ def test_captures_read_sctp_over_udp_as_the_usrsctp_stack_sends_it(tmp_path: Pat
     pcap = tmp_path / "x.pcap"
     _write_pcap(pcap, [_frame4_udp("198.18.0.1", "198.18.0.2", 5, _sctp_data(11, 6, 44)),
                        _frame6_udp("2001:2::1", "2001:2::2", _sctp_data(12, 7, 45))], snaplen=512)
-    four, six = captures.read(pcap, "sctp.chunk_type == 0")
+    four, six = captures.read(pcap, captures.with_chunks(captures.CHUNK_DATA))
     assert (four.src, four.ip_id, four.sport, four.vtag) == ("198.18.0.1", 5, 40000, 0xABCD)
     assert (four.chunks[0].tsn, four.chunks[0].seq, four.chunks[0].t_gen_ns) == (11, 6, 44)
     assert (six.dst, six.chunks[0].tsn, six.chunks[0].seq) == ("2001:2::2", 12, 7)
