@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
-from scipy import stats
 
 from sctpbench.analysis import metrics, modes, verdicts
 from sctpbench.analysis.verdicts import Pairs, Sample, Verdict
@@ -514,6 +513,8 @@ def _threshold(claim: Claim, a: Sample, ctx: _Context) -> tuple[str, Verdict]:
 
 def runs_to_see(min_runs: int, share: float, confidence: float) -> int:
     """Runs after which a mode holding `share` of the runs shows at least `min_runs` times, at this confidence."""
+    from scipy import stats  # scipy takes a third of a second to import: `sctpbench run` never needs it
+
     n = min_runs
     while float(stats.binom.cdf(min_runs - 1, n, share)) >= 1 - confidence and n < 100_000:
         n += 1

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from sctpbench.results import summary
 
@@ -254,6 +253,8 @@ def mean_ci95(values: list[float]) -> dict[str, float | int | None]:
     mean = sum(xs) / n
     if n == 1:
         return {"mean": mean, "ci95": None, "n": 1}
+    from scipy import stats  # scipy takes a third of a second to import: a single run never needs it
+
     sd = float(np.std(xs, ddof=1))
     return {"mean": mean, "ci95": float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n), "n": n}
 

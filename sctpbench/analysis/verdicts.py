@@ -29,8 +29,6 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from scipy import stats
-
 Verdict = Literal["holds", "contradicted", "inconclusive", "not exercised"]
 VERDICTS: tuple[Verdict, ...] = ("holds", "contradicted", "inconclusive", "not exercised")
 CONCLUSIVE: tuple[Verdict, ...] = ("holds", "contradicted")
@@ -90,6 +88,8 @@ def spent(confidence: float, n: int) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _t(confidence: float, df: float) -> float:
+    from scipy import stats  # scipy takes a third of a second to import: `sctpbench run` never needs it
+
     return float(stats.t.ppf(0.5 + confidence / 2, df))
 
 

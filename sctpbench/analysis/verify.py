@@ -22,7 +22,6 @@ from statistics import median
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
 
 from sctpbench.collectors import captures, records
 from sctpbench.collectors.captures import Packet
@@ -485,6 +484,8 @@ def _loss_check(r: DirectionResult, c: dict[str, Any], untested: str | None) -> 
         return Check("loss", k == 0, f"{seen}; none allowed")
     if n == 0:
         return Check("loss", True, f"{seen}; nothing to test")
+    from scipy.stats import binomtest  # scipy takes a third of a second to import: only where a loss is judged
+
     p = float(binomtest(k, n, loss / 100).pvalue)
     return Check("loss", p >= LOSS_P_VALUE_MIN, f"{seen}; configured {loss:g} %, binomial p = {p:.3g}")
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from scipy import stats
 
 from sctpbench.analysis import metrics
 from sctpbench.campaign import junit, table
@@ -100,6 +99,8 @@ class Comparison:
 
 def p_value(new: list[float], base: list[float], test: Test) -> float | None:
     """Two-sided p; None when a side has too few runs to test."""
+    from scipy import stats  # scipy takes a third of a second to import: only `campaign compare` needs it
+
     if test == "mannwhitney":
         if len(new) < 2 or len(base) < 2:
             return None

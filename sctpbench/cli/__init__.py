@@ -10,17 +10,15 @@ SpecError, which `main` prints as one `sctpbench: …` line and exits 2 for.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from collections.abc import Mapping
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import Protocol, cast
 
 from sctpbench.backends import stops
 from sctpbench.backends.ansible import inventory
-from sctpbench.campaign import command as campaign_command
-from sctpbench.cli import check, dashboards, hosts, influx, plan, push, report, run, schema, trace, verify
 from sctpbench.cli.exit_status import EXIT_USAGE
-from sctpbench.lab import command as lab_command
 from sctpbench.model.errors import SpecError
 
 
@@ -32,29 +30,41 @@ class Command(Protocol):
     def main(self, args: argparse.Namespace) -> int: ...
 
 
-# In the order `sctpbench --help` lists them.
-COMMANDS: Mapping[str, Command] = {
-    "run": run, "plan": plan, "check": check, "trace": trace, "verify": verify, "push": push, "influx": influx,
-    "dashboards": dashboards, "report": report, "campaign": campaign_command, "hosts": hosts, "lab": lab_command,
-    "schema": schema,
+# Each command's module, in the order `sctpbench --help` lists them. Only the module of the
+# command given is imported: the others' imports (campaigns, the lab, dashboards) would be
+# start-up time of every `sctpbench run`.
+COMMANDS: Mapping[str, str] = {
+    "run": "sctpbench.cli.run", "plan": "sctpbench.cli.plan", "check": "sctpbench.cli.check",
+    "trace": "sctpbench.cli.trace", "verify": "sctpbench.cli.verify", "push": "sctpbench.cli.push",
+    "influx": "sctpbench.cli.influx", "dashboards": "sctpbench.cli.dashboards", "report": "sctpbench.cli.report",
+    "campaign": "sctpbench.campaign.command", "hosts": "sctpbench.cli.hosts", "lab": "sctpbench.lab.command",
+    "schema": "sctpbench.cli.schema",
 }
 
 
-def parser() -> argparse.ArgumentParser:
+def command(name: str) -> Command:
+    return cast(Command, importlib.import_module(COMMANDS[name]))
+
+
+def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or, when `argv` starts with a command's name, of that one."""
     top = argparse.ArgumentParser(prog="sctpbench", description="Emulation testbed for multihomed SCTP.")
     sub = top.add_subparsers(dest="command", required=True)
-    for command in COMMANDS.values():
-        command.add_parser(sub)
+    named = argv[0] if argv and argv[0] in COMMANDS else None
+    for name in COMMANDS:
+        if named in (None, name):
+            command(name).add_parser(sub)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = parser(words).parse_args(words)
     if getattr(args, "inventory", None):
         # The backend, and a campaign's workers, read it from there.
         os.environ[inventory.ENV] = str(args.inventory.resolve())
     try:
-        return COMMANDS[args.command].main(args)
+        return command(args.command).main(args)
     except SpecError as e:
         print(f"sctpbench: {_scrub(str(e))}", file=sys.stderr)
         return EXIT_USAGE

@@ -21,7 +21,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pyarrow.parquet as pq
-from scipy import stats
 
 from sctpbench.model.addressing import ip_header_bytes
 from sctpbench.model.events import registry
@@ -306,6 +305,8 @@ def _loss(exp: Experiment, run_dir: Path) -> list[Measurement]:
             out.append(Measurement(path, "loss_pct", configured, None, None, "no packets"))
             continue
         achieved = 100.0 * d.loss_drops / d.loss_exposed
+        from scipy import stats  # scipy takes a third of a second to import: only where a loss is judged
+
         p = stats.binomtest(d.loss_drops, d.loss_exposed, configured / 100).pvalue if configured else float(d.loss_drops == 0)
         out.append(Measurement(path, "loss_pct", configured, achieved, achieved - configured,
                                f"{d.loss_drops} of {d.loss_exposed} packets, binomial p = {p:.3g}", within=p >= LOSS_P_MIN))
