@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import socket
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,24 +166,42 @@ PCAP_HEADER = 24
 RECORD_HEADER = 16
 NS_PER_S = 1_000_000_000
 
-Where = Callable[[Packet], bool]  # which packets a read keeps
+@dataclass(frozen=True)
+class Where:
+    """Which packets a read keeps: those with a chunk of one of `chunk_types`, and those whose
+    source is one of `sources` (canonical spelling: see from_sources). Judged on the
+    packet's bytes, before it is decoded, so the rest cost little."""
+
+    chunk_types: frozenset[int] = frozenset()
+    sources: frozenset[str] = frozenset()
 
 
 def with_chunks(*types: int) -> Where:
     """Packets with a chunk of one of `types` (CHUNK_DATA, …)."""
-    wanted = frozenset(types)
-    return lambda p: any(c.type in wanted for c in p.chunks)
+    return Where(chunk_types=frozenset(types))
 
 
 def from_sources(addresses: Iterable[str]) -> Where:
     """Packets whose source is one of `addresses` (IPv4 or IPv6, any spelling)."""
-    wanted = frozenset(_canonical(a) for a in addresses)
-    return lambda p: p.src in wanted
+    return Where(sources=frozenset(_canonical(a) for a in addresses))
 
 
 def either(*wheres: Where) -> Where:
     """Packets any of `wheres` keeps."""
-    return lambda p: any(w(p) for w in wheres)
+    return Where(frozenset().union(*(w.chunk_types for w in wheres)), frozenset().union(*(w.sources for w in wheres)))
+
+
+def _has_chunk(sctp: bytes, types: frozenset[int]) -> bool:
+    """Whether a chunk of `types` is among the chunk headers decode_chunks would decode."""
+    offset = 12
+    while offset + 4 <= len(sctp):
+        if sctp[offset] in types:
+            return True
+        (length,) = struct.unpack_from("!H", sctp, offset + 2)
+        if length < 4:
+            return False
+        offset += (length + 3) & ~3
+    return False
 
 
 def _canonical(address: str) -> str:
@@ -191,17 +209,7 @@ def _canonical(address: str) -> str:
     return socket.inet_ntop(family, socket.inet_pton(family, address))
 
 
-@dataclass(frozen=True)
-class _Frame:
-    """One pcap record: capture time, length on the wire, where its bytes are in the file."""
-
-    time_ns: int
-    length: int
-    start: int
-    end: int
-
-
-def _records(data: bytes, path: Path) -> tuple[int, Iterator[_Frame]]:
+def _records(data: bytes, path: Path) -> tuple[int, Iterator[tuple[int, int, int, int]]]:
     """The file's link type and its records; CaptureError for what is not a pcap file."""
     if len(data) < PCAP_HEADER:
         raise CaptureError(f"{path}: not a pcap file ({len(data)} bytes, shorter than a pcap header)")
@@ -217,7 +225,8 @@ def _records(data: bytes, path: Path) -> tuple[int, Iterator[_Frame]]:
     return linktype, _frames(data, path, struct.Struct(order + "IIII"), unit)
 
 
-def _frames(data: bytes, path: Path, record: struct.Struct, unit: int) -> Iterator[_Frame]:
+def _frames(data: bytes, path: Path, record: struct.Struct, unit: int) -> Iterator[tuple[int, int, int, int]]:
+    """Each record's (capture time ns, length on the wire, where its bytes start and end in the file)."""
     offset, size = PCAP_HEADER, len(data)
     while offset < size:
         if offset + RECORD_HEADER > size:
@@ -227,26 +236,26 @@ def _frames(data: bytes, path: Path, record: struct.Struct, unit: int) -> Iterat
         offset = start + captured
         if offset > size:
             raise CaptureError(f"{path}: cut short in the middle of a packet at byte {start}")
-        yield _Frame(seconds * NS_PER_S + fraction * unit, length, start, offset)
+        yield seconds * NS_PER_S + fraction * unit, length, start, offset
 
 
-def _ip_start(linktype: int, data: bytes, frame: _Frame) -> int | None:
+def _ip_start(linktype: int, data: bytes, start: int, end: int) -> int | None:
     """Where the frame's IPv4 or IPv6 header starts, or None for another protocol."""
     if linktype in LINKTYPE_RAW:
-        return frame.start if frame.start < frame.end and data[frame.start] >> 4 in (4, 6) else None
+        return start if start < end and data[start] >> 4 in (4, 6) else None
     if linktype == LINKTYPE_ETHERNET:
-        at = frame.start + 12
-        while at + 2 <= frame.end and struct.unpack_from("!H", data, at)[0] in ETHERTYPE_VLAN:
+        at = start + 12
+        while at + 2 <= end and struct.unpack_from("!H", data, at)[0] in ETHERTYPE_VLAN:
             at += 4
     else:
-        at = frame.start + (14 if linktype == LINKTYPE_LINUX_SLL else 0)
-    if at + 2 > frame.end:
+        at = start + (14 if linktype == LINKTYPE_LINUX_SLL else 0)
+    if at + 2 > end:
         return None
     (ethertype,) = struct.unpack_from("!H", data, at)
-    start = at + 2 if linktype == LINKTYPE_ETHERNET else frame.start + (16 if linktype == LINKTYPE_LINUX_SLL else 20)
-    if start >= frame.end or (ethertype, data[start] >> 4) not in ((ETHERTYPE_IPV4, 4), (ETHERTYPE_IPV6, 6)):
+    ip = at + 2 if linktype == LINKTYPE_ETHERNET else start + (16 if linktype == LINKTYPE_LINUX_SLL else 20)
+    if ip >= end or (ethertype, data[ip] >> 4) not in ((ETHERTYPE_IPV4, 4), (ETHERTYPE_IPV6, 6)):
         return None
-    return start
+    return ip
 
 
 def _address(raw: bytes, names: dict[bytes, str]) -> str:
@@ -256,10 +265,10 @@ def _address(raw: bytes, names: dict[bytes, str]) -> str:
     return name
 
 
-def _packet(data: bytes, frame: _Frame, at: int, names: dict[bytes, str], index: int) -> Packet | None:
-    """The SCTP packet in the IP packet at `at`, or None: not SCTP (nor SCTP over UDP port
-    9899), a fragment, or less than an SCTP common header captured."""
-    end = frame.end
+def _sctp(data: bytes, at: int, end: int) -> tuple[bytes, bytes, bytes, int] | None:
+    """The SCTP packet in the IP packet at `at` (as far as captured), its IP source and
+    destination and IP ID, or None: not SCTP (nor SCTP over UDP port 9899), a fragment, or
+    less than an SCTP common header captured."""
     if data[at] >> 4 == 4:
         if at + 20 > end:
             return None
@@ -281,14 +290,7 @@ def _packet(data: bytes, frame: _Frame, at: int, names: dict[bytes, str], index:
     elif proto != IPPROTO_SCTP:
         return None
     sctp = data[at + header: min(at + total, end)]  # the capture may have cut it short
-    if len(sctp) < 12:
-        return None
-    sport, dport, vtag, checksum = struct.unpack_from("!HHII", sctp)
-    return Packet(
-        index=index, time=frame.time_ns / NS_PER_S, time_ns=frame.time_ns, src=_address(src, names),
-        dst=_address(dst, names), length=frame.length, ip_id=ip_id, vtag=vtag, checksum=checksum,
-        chunks=decode_chunks(sctp), key=match_key(frame.length, ip_id, sctp), sport=sport, dport=dport,
-    )
+    return (sctp, src, dst, ip_id) if len(sctp) >= 12 else None
 
 
 def read(path: Path, where: Where | None = None) -> list[Packet]:
@@ -302,9 +304,19 @@ def read(path: Path, where: Where | None = None) -> list[Packet]:
     linktype, frames = _records(data, path)
     names: dict[bytes, str] = {}
     out: list[Packet] = []
-    for frame in frames:
-        at = _ip_start(linktype, data, frame)
-        packet = None if at is None else _packet(data, frame, at, names, len(out))
-        if packet is not None and (where is None or where(packet)):
-            out.append(packet)
+    for time_ns, length, start, end in frames:
+        at = _ip_start(linktype, data, start, end)
+        found = None if at is None else _sctp(data, at, end)
+        if found is None:
+            continue
+        sctp, src_raw, dst_raw, ip_id = found
+        src = names.get(src_raw) or _address(src_raw, names)
+        if where is not None and src not in where.sources and not _has_chunk(sctp, where.chunk_types):
+            continue
+        sport, dport, vtag, checksum = struct.unpack_from("!HHII", sctp)
+        out.append(Packet(
+            index=len(out), time=time_ns / NS_PER_S, time_ns=time_ns, src=src, dst=names.get(dst_raw) or _address(dst_raw, names),
+            length=length, ip_id=ip_id, vtag=vtag, checksum=checksum, chunks=decode_chunks(sctp),
+            key=match_key(length, ip_id, sctp), sport=sport, dport=dport,
+        ))
     return out
