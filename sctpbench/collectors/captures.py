@@ -166,6 +166,7 @@ PCAP_HEADER = 24
 RECORD_HEADER = 16
 NS_PER_S = 1_000_000_000
 
+
 @dataclass(frozen=True)
 class Where:
     """Which packets a read keeps: those with a chunk of one of `chunk_types`, and those whose
