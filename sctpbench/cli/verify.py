@@ -20,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     """Exit 0 when every check passes, 1 when one fails, 2 when a run cannot be verified."""
     from sctpbench.analysis import verify
-    from sctpbench.collectors.captures import CaptureError  # tshark, numpy, scipy load only here
+    from sctpbench.collectors.captures import CaptureError  # numpy and the analysis load only here
 
     reports: list[verify.VerifyReport] = []
     unverifiable: list[str] = []

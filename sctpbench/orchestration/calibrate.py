@@ -294,7 +294,7 @@ def _loss(exp: Experiment, run_dir: Path) -> list[Measurement]:
     if not exp.topology.emulator:
         return [Measurement(p, "loss_pct", _forward(exp, p)["loss"], None, None, "direct links: loss is not visible")
                 for p in _association_paths(exp)]
-    from sctpbench.analysis import verify  # tshark only when there are captures
+    from sctpbench.analysis import verify  # the capture reader only when there are captures
 
     report = verify.verify_run(run_dir)
     out = []
