@@ -16,7 +16,6 @@ from sctpbench.dashboards.watch import DEFAULT_VIEW_PORT
 from sctpbench.model.errors import SpecError
 from sctpbench.orchestration import capabilities, clock
 from sctpbench.outputs import destination
-from sctpbench.outputs.summary_text import print_summary
 from sctpbench.plan import build as planning
 
 
@@ -109,6 +108,7 @@ def _run(args: argparse.Namespace) -> int:
         json.dump(document, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        from sctpbench.outputs.summary_text import print_summary  # numpy: once the runs are done
         print_summary(document, sys.stdout)
     if document["disturbed"]:
         print(f"sctpbench: warning: {len(document['disturbed'])} of {len(document['runs'])} run(s) disturbed "

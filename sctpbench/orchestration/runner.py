@@ -21,7 +21,6 @@ from typing import Any
 import yaml
 
 from sctpbench import __version__
-from sctpbench.analysis import metrics, store
 from sctpbench.backends import lastwords, phases, registry, stops
 from sctpbench.backends.protocol import installed_version
 from sctpbench.model.errors import BackendError
@@ -49,6 +48,8 @@ class Session:
 
     def document(self) -> dict[str, Any]:
         """The `--json` document: runs with params and metrics, and the summary."""
+        from sctpbench.analysis import metrics  # numpy: after the runs, not before the first guest boots
+
         return {
             "directory": str(self.directory),
             "runs": self.runs,
@@ -276,6 +277,8 @@ def _failed_summary(run_dir: Path, p: Plan, error: str) -> dict[str, Any]:
 
 def _collect(run_dir: Path, p: Plan, error: str | None, meter: phases.Meter | None = None) -> dict[str, Any]:
     """Keep what was measured, even from a run that failed."""
+    from sctpbench.analysis import store  # pyarrow and numpy: loaded while nothing waits on them, not before the guest
+
     try:
         summary = store.collect(run_dir, meter.end) if meter else store.collect(run_dir)
     except Exception as e:  # a broken record must not hide the run's own error

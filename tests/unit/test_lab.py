@@ -262,7 +262,9 @@ def test_no_lab_in_a_folder(tmp_path: Path) -> None:
     assert not current.running and current.render() == f"no lab in {tmp_path}\n"
 
 
-def test_up_refuses_a_folder_whose_lab_runs_before_building_anything(tmp_path: Path) -> None:
+def test_up_refuses_a_folder_whose_lab_runs_before_building_anything(tmp_path_factory: pytest.TempPathFactory) -> None:
+    # A short folder: the lab's unix sockets must fit (state.SOCKET_PATH_MAX), also under a test runner's worker folder.
+    tmp_path = tmp_path_factory.mktemp("lab")
     guest = start_marked(tmp_path, "umid=sblab-0123abcd-client")  # stands in for a running guest
     try:
         running = sample_state(tmp_path)
