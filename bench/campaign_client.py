@@ -87,8 +87,11 @@ def _scaled(value: Any, factor: float) -> Any:
 
 
 def stand_in(summaries: list[dict[str, Any]], i: int) -> str:
-    """The i-th stand-in run's summary.json: a real one, its float metrics scaled by 0.9–1.1."""
+    """The i-th stand-in run's summary.json: a real one, ok (four of the six were disturbed by
+    the load they ran under), its float metrics scaled by 0.9–1.1."""
     document = json.loads(json.dumps(summaries[i % len(summaries)]))
+    document |= {"status": "ok", "error": None}
+    document["selfcheck"] = (document.get("selfcheck") or {}) | {"ok": True, "reasons": []}
     factor = 1 + ((i * 7919) % 21 - 10) / 100
     document["metrics"] = {k: _scaled(v, factor) for k, v in document.get("metrics", {}).items()}
     for assoc in (document.get("associations") or {}).values():
@@ -134,14 +137,16 @@ def measure(n: int, window: int, configurations: int, summaries: list[dict[str, 
         session = execute.Session.open(folder, loaded, runs, lambda s: None, None, None)
         open_s = time.process_time() - cpu
         per_run = []
-        for i, run in enumerate(session.pending, start=before):
+        index = {r.run_key: i for i, r in enumerate(runs)}
+        for run in session.pending:
+            i = index[run.run_key]
             cpu = time.process_time()
             set_aside(session, run)
             session.started(run, pid=0)
             spent = time.process_time() - cpu
             make_run_folder(execute.run_dir(folder, run), texts[i])  # the worker's part: not the client's
             cpu = time.process_time()
-            session.ended(run, 1.0, "", 0, len(runs) - i - 1, 2)
+            session.ended(run, 1.0, "", 0, len(runs) - i - 1, 2)  # ok: never run again
             per_run.append((spent + time.process_time() - cpu) * 1000)
         cpu = time.process_time()
         session.close()
