@@ -22,6 +22,7 @@ child with one SIGINT (the guest is torn down) when it sees that.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import signal
@@ -66,7 +67,7 @@ def resource_name(software: dict[str, str]) -> str:
 def execute_on(scheduler: str, campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str,
                progress: execute.Progress, max_runs: int | None = None, retries: int | None = None,
                only: frozenset[str] | None = None) -> execute.Outcome:
-    """Run what is missing on the scheduler's workers; tables kept current, as execute.execute."""
+    """Run what is missing on the scheduler's workers; tables kept as execute.execute keeps them."""
     try:
         import distributed
     except ImportError:
@@ -104,7 +105,7 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
     previous_term = signal.signal(signal.SIGTERM, signal.default_int_handler)
     last_report, last_line = 0.0, ""
     unreachable_since: float | None = None
-    queue = list(session.pending)
+    queue = collections.deque(session.pending)
     try:
         while queue or futures:
             if client.status not in ("running", "connecting", "newly-created"):  # Dask gave up reconnecting
@@ -127,7 +128,7 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
             # would never be given to it (Dask does not look again at tasks no worker could
             # take when a worker's resources change).
             while queue and len(futures) < 2 * workers.threads:
-                submit(queue.pop(0))
+                submit(queue.popleft())
             _note_starts(processing, futures, running, session)
             for future in [f for f in futures if f.done()]:
                 run, submitted = futures.pop(future)
@@ -135,7 +136,7 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
                     # Not by us: the scheduler went (or restarted) and forgot it. Not a result:
                     # submitted again if the scheduler comes back, else SchedulerGone above.
                     running.pop(run.run_key, None)
-                    queue.insert(0, run)
+                    queue.appendleft(run)
                     continue
                 if _finish(future, run, submitted, session, workers, running, len(queue) + len(futures)):
                     queue.append(run)  # disturbed: run again, later
@@ -233,11 +234,11 @@ def _finish(future: Any, run: Run, submitted: float, session: execute.Session, w
             session.log.write("duplicate", run_key=run.run_key, worker=returned.worker)
             return False
         if returned.archive:
-            execute.receive(session.folder, run, returned.archive, remote.unpack)
+            session.receive(run, returned.archive, remote.unpack)
         else:
-            execute.make_room(session.folder, run)
+            session.set_aside(run)
     else:
-        execute.make_room(session.folder, run)  # no folder came back: an older attempt's is not this one's
+        session.set_aside(run)  # no folder came back: an older attempt's is not this one's
         no_summary = f"the task {future.status}: {future.exception() if future.status == 'error' else ''}".strip()
     return session.ended(run, seconds, no_summary, len(running), queued, max(1, workers.threads), **fields)
 

@@ -16,6 +16,7 @@ guest down (as `sctpbench run` does) and records the run as interrupted.
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import json
 import multiprocessing
@@ -158,19 +159,20 @@ class _Log:
             datetime.now(UTC).isoformat(timespec="milliseconds"), self.invocation, event, fields))
 
 
-def make_room(campaign_dir: Path, run: Run) -> None:
+def make_room(campaign_dir: Path, run: Run) -> Path | None:
     """runs/<run_key>/ free for a new attempt: a failed or interrupted attempt's folder (what
-    it measured) is kept in attempts/."""
+    it measured) is kept in attempts/; returns where it went (None: there was none)."""
     (campaign_dir / "runs").mkdir(parents=True, exist_ok=True)
     folder = run_dir(campaign_dir, run)
     if not folder.exists():
-        return
+        return None
     attempts = campaign_dir / "attempts"
     attempts.mkdir(exist_ok=True)
     n = 1
     while (attempts / f"{run.run_key}-{n}").exists():
         n += 1
     shutil.move(str(folder), attempts / f"{run.run_key}-{n}")
+    return attempts / f"{run.run_key}-{n}"
 
 
 def _lock(campaign_dir: Path) -> Any:
@@ -185,10 +187,7 @@ def _lock(campaign_dir: Path) -> Any:
     return handle
 
 
-def _eta(durations: list[float], remaining: int, running: int, parallel: int) -> str:
-    if not durations:
-        return "?"
-    mean = sum(durations) / len(durations)
+def _eta(mean: float, remaining: int, running: int, parallel: int) -> str:
     seconds = (remaining + running * 0.5) * mean / max(1, parallel)
     return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
 
@@ -201,16 +200,14 @@ def retry_disturbed(outcome: Outcome, run_key: str, status: str, retries: int) -
     return True
 
 
-def missing(campaign_dir: Path, runs: list[Run]) -> list[Run]:
-    """The runs not yet done, in the campaign's order: what any executor runs."""
-    return [run for run in runs if not is_done(campaign_dir, run)]
-
-
 @dataclass
 class Session:
     """One `campaign run` invocation's bookkeeping, whichever executor runs the runs: the
     folder's lock, what is missing, runs.jsonl, the tables and the outcome. An executor
-    only starts runs (`started`) and reports their ends (`ended`)."""
+    sets a run's old folder aside (`set_aside`, or `receive` for a folder made elsewhere),
+    starts it (`started`) and reports its end (`ended`). Its cost per run does not grow
+    with the campaign: each summary is read when the session opens and when its run ends,
+    the tables are kept in memory (table.Tables) and rewritten when due and at `close`."""
 
     folder: Path
     loaded: Loaded
@@ -219,9 +216,11 @@ class Session:
     retries: int
     lock: Any
     log: _Log
+    tables: table.Tables
     outcome: Outcome = field(default_factory=Outcome)
     pending: list[Run] = field(default_factory=list)
-    durations: list[float] = field(default_factory=list)
+    seconds: float = 0.0  # the ended runs' durations, summed: their mean gives the ETA
+    ended_runs: int = 0
     total: int = 0  # the runs this invocation counts towards: all, or --only's part and every done run
 
     @classmethod
@@ -231,9 +230,10 @@ class Session:
         with `only`, of those run keys: `--only`'s part, while the tables keep every done run)."""
         lock = _lock(campaign_dir)
         describe(campaign_dir, loaded, runs)
+        tables = table.Tables.load(campaign_dir, runs, loaded.swept)
         session = cls(campaign_dir, loaded, runs, progress,
-                      loaded.campaign.disturbed_retries if retries is None else retries, lock, _Log(campaign_dir))
-        session.pending = missing(campaign_dir, runs)
+                      loaded.campaign.disturbed_retries if retries is None else retries, lock, _Log(campaign_dir), tables)
+        session.pending = [run for run in runs if not tables.done(run)]
         session.outcome.skipped = len(runs) - len(session.pending)
         if only is not None:
             session.pending = [r for r in session.pending if r.run_key in only]
@@ -244,6 +244,17 @@ class Session:
         session.log.write("campaign-start", runs=len(runs), done=session.outcome.skipped, todo=len(session.pending), **start)
         return session
 
+    def set_aside(self, run: Run) -> None:
+        """make_room, the tables told."""
+        self.tables.set_aside(run, make_room(self.folder, run))
+
+    def receive(self, run: Run, archive: bytes, unpack: Callable[[bytes, Path], None]) -> bool:
+        """receive, the tables told."""
+        if is_done(self.folder, run):
+            return False
+        self.set_aside(run)
+        return receive(self.folder, run, archive, unpack)  # its make_room finds the place free
+
     def started(self, run: Run, **fields: Any) -> None:
         self.log.write("start", run_key=run.run_key, config=run.config.label, repetition=run.repetition, **fields)
 
@@ -252,15 +263,16 @@ class Session:
         """A run's folder is in runs/: log its end, count it; True when it is to run again (disturbed).
 
         no_summary: why, when the run left no summary.json (its worker died)."""
-        self.durations.append(seconds)
-        summary = table.run_summary(run_dir(self.folder, run))
+        self.seconds += seconds
+        self.ended_runs += 1
+        summary = self.tables.refresh(run)
         status = summary["status"] if summary else "failed"
         error = (summary or {}).get("error") or (None if summary else no_summary)
         if status == "disturbed":
             error = table.disturbed_because(summary)
         self.log.write("end", run_key=run.run_key, status=status, error=error, seconds=round(seconds, 2), **fields)
         if retry_disturbed(self.outcome, run.run_key, status, self.retries):
-            # Set aside when it starts again (make_room); later in the queue, so the
+            # Set aside when it starts again (set_aside); later in the queue, so the
             # moment that disturbed it has a chance to pass.
             attempt = self.outcome.retried[run.run_key]
             self.log.write("retry", run_key=run.run_key, attempt=attempt, of=self.retries, reason=error)
@@ -271,11 +283,12 @@ class Session:
             self.outcome.disturbed.append(run.run_key)
         elif status != "ok":
             self.outcome.failed.append(run.run_key)
-        table.write(self.folder, self.runs, self.loaded.swept)
+        if self.tables.due():
+            self.tables.write()
         done = self.outcome.skipped + len(self.outcome.ran)
         where = f" on {fields['worker']}" if fields.get("worker") else ""
         self.progress(f"[{done}/{self.total} done, {running} running, {self.total - done - running} remaining, "
-                      f"~{_eta(self.durations, queued, running, parallel)} left] {run.run_key} {status} "
+                      f"~{_eta(self.seconds / self.ended_runs, queued, running, parallel)} left] {run.run_key} {status} "
                       f"{run.config.label} rep {run.repetition} ({seconds:.1f}s){where}"
                       + (f": {error}" if status != "ok" else ""))
         return False
@@ -287,7 +300,7 @@ class Session:
             self.log.write("end", run_key=run.run_key, status="interrupted")
 
     def close(self) -> None:
-        table.write(self.folder, self.runs, self.loaded.swept)
+        self.tables.flush()
         o = self.outcome
         self.log.write("campaign-end", ran=len(o.ran), failed=len(o.failed), disturbed=len(o.disturbed),
                        retries=sum(o.retried.values()), interrupted=o.interrupted)
@@ -298,7 +311,7 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
             parallel: int = DEFAULT_PARALLEL, max_runs: int | None = None, retries: int | None = None,
             only: frozenset[str] | None = None) -> Outcome:
     """Run what is missing in local worker processes, `parallel` at a time, in the campaign's
-    order; tables kept current.
+    order; tables kept (table.Tables).
 
     retries: how often a disturbed run is run again (default: the campaign's disturbed_retries);
     only: the run keys to run, when not all (`--only`)."""
@@ -309,12 +322,12 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
     context = multiprocessing.get_context("spawn")  # fork is unsafe with pyarrow's threads
     stopping = context.Event()
     active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]] = {}
-    queue = list(session.pending)
+    queue = collections.deque(session.pending)
     try:
         while queue or active:
             while queue and len(active) < parallel:
-                run = queue.pop(0)
-                make_room(campaign_dir, run)
+                run = queue.popleft()
+                session.set_aside(run)
                 p = _start(context, run, run_dir(campaign_dir, run), backend, agent, stopping)
                 active[p.sentinel] = (p, run, time.monotonic())
                 session.started(run, pid=p.pid)

@@ -82,6 +82,17 @@ def config_of(folder: Path, run_key: str) -> str:
     return str(labels[-1]) if labels and labels[-1] else ""
 
 
+def write_table(path: Path, rows: list[Row], schema: Any) -> None:
+    """A Parquet table of these rows (schema: a pyarrow.Schema), written beside and renamed,
+    so a reader (or a report) never sees half a file."""
+    import pyarrow as pa  # here, not at the top: as read_table
+    import pyarrow.parquet as pq
+
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
+    tmp.replace(path)
+
+
 def read_table(path: Path) -> list[Row] | None:
     """A Parquet table as rows, or None when there is none (a campaign before its first run)."""
     import pyarrow.parquet as pq  # here, not at the top: the guest's backends import this package
