@@ -254,8 +254,6 @@ def mean_ci95(values: list[float]) -> dict[str, float | int | None]:
     mean = sum(xs) / n
     if n == 1:
         return {"mean": mean, "ci95": None, "n": 1}
-    from scipy import stats  # scipy takes a third of a second to import: a single run never needs it
-
     sd = float(np.std(xs, ddof=1))
     return {"mean": mean, "ci95": _t975(n - 1) * sd / math.sqrt(n), "n": n}
 
@@ -264,6 +262,8 @@ def mean_ci95(values: list[float]) -> dict[str, float | int | None]:
 def _t975(dof: int) -> float:
     """Student's t 97.5 % quantile; remembered, as scipy takes a millisecond to compute it
     and a campaign's configs.parquet asks for it per configuration and metric."""
+    from scipy import stats  # scipy takes a third of a second to import: a single run never needs it
+
     return float(stats.t.ppf(0.975, dof))
 
 
