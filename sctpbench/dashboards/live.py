@@ -14,6 +14,7 @@ server (Panel's "server" resources), and no template (the fast ones fetch web fo
 from __future__ import annotations
 
 import html
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, FactorRange, HoverTool, Range1d
+from bokeh.models import ColumnDataSource, DataRange1d, FactorRange, HoverTool, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
@@ -32,6 +33,9 @@ from sctpbench.telemetry import influx
 
 GRID_COLUMN_PX = 50  # Grafana's 24-column grid, 1200 pixels beside the sidebar
 GRID_ROW_PX = 34
+# The least a time series' value axis spans, by unit: an MTT that jitters by a fraction of a µs
+# around 15.0007 ms otherwise fills the panel as two bands 0.0002 ms apart.
+MIN_SPAN = {"ms": 1.0}
 STATUS_CLASS = "sb-status"
 
 
@@ -50,9 +54,19 @@ class PanelView(Protocol):
     def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None: ...
 
 
+def _measurements(panel: Panel) -> list[str]:
+    return sorted({m for q in panel.queries for m in re.findall(r'FROM\s+"([^"]+)"', q.influxql)})
+
+
+def why_empty(panel: Panel) -> str:
+    """The one line a panel without data shows instead of an empty frame."""
+    names = " or ".join(_measurements(panel)) or "its query"
+    return f"no data: the selected run and time range have no {names} points (the run recorded none of these)"
+
+
 def _status(data: evaluate.PanelData, newest_ns: int | None, marks: int | None = None) -> str:
     """The line under each panel; its data attributes are what tests and the benchmark read."""
-    text = html.escape(data.error) if data.error else f"{data.points} points"
+    text = html.escape(data.error) if data.error else f"{data.points} points" if data.points else html.escape(why_empty(data.panel))
     attrs = f' data-newest="{newest_ns}"' if newest_ns is not None else ""
     attrs += f' data-series="{html.escape("|".join(s.label for s in data.series))}"'
     if marks is not None:  # a panel on the time axis: how many annotations it marks
@@ -89,11 +103,16 @@ class _Box:
     def __init__(self, panel: Panel, body: Any) -> None:
         self.status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5))
         title = pn.pane.HTML(f"<b>{html.escape(panel.title)}</b>", margin=(0, 5), sizing_mode="stretch_width")
+        self.body = body
         self.layout = pn.Column(title, body, self.status, width=panel.width * GRID_COLUMN_PX,
                                 styles={"border": "1px solid #ddd", "border-radius": "4px"}, margin=4)
 
     def show_status(self, data: evaluate.PanelData, marks: int | None = None) -> None:
         self.status.object = _status(data, _newest(data), marks)
+        # Nothing to draw for this selection: the frame folds to its title and the reason.
+        visible = bool(data.points or data.error)
+        if self.body.visible != visible:
+            self.body.visible = visible
 
 
 class _Marks:
@@ -118,7 +137,8 @@ class TimeSeriesView:
         self.panel = panel
         self.points = panel.defaults.get("custom", {}).get("drawStyle") == "points"
         # A fixed range, moved by each refresh: a DataRange1d keeps the span of its first drawing.
-        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_axis_label=panel.unit or None)
+        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_axis_label=panel.unit or None,
+                           y_range=DataRange1d(min_interval=MIN_SPAN.get(panel.unit or "")))
         self.marks = _Marks(self.fig)
         self.colors: dict[str, str] = {}  # a series keeps its colour for the session
         if self.points:
@@ -127,8 +147,9 @@ class TimeSeriesView:
         else:
             self.source = ColumnDataSource({"xs": [], "ys": [], "color": [], "label": []})
             self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color", legend_field="label")
-        self.fig.legend.location = "top_left"
+        # Beside the plot, not over its lines (cwnd, SRTT and RTO ran under it).
         self.fig.legend.label_text_font_size = "9px"
+        self.fig.add_layout(self.fig.legend[0], "right")
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
         self.layout = self.box.layout
 
@@ -367,8 +388,11 @@ class LiveDashboard:
         finally:
             self.updating = False
         data = evaluate.dashboard_data(self.source.target, self.dashboard, selection, span)
-        for view, d in zip(self.views, data, strict=True):
-            view.show(d, marks, span)
+        # One message to the browser for the whole refresh: a status line's count and its
+        # plot change together (the count ran seconds ahead of the dots).
+        with pn.io.hold():
+            for view, d in zip(self.views, data, strict=True):
+                view.show(d, marks, span)
         self._problem("")
         self.clock.object = (f'<div class="sb-clock" style="color:#777;font-size:11px">updated '
                              f'{time.strftime("%H:%M:%S", time.gmtime())} UTC, every {self.source.refresh_s:g} s<br>'
@@ -387,7 +411,9 @@ class LiveDashboard:
 
     def start(self) -> Any:
         self.refresh()
-        pn.state.add_periodic_callback(self.refresh, period=int(self.source.refresh_s * 1000))
+        callback = pn.state.add_periodic_callback(self.refresh, period=int(self.source.refresh_s * 1000))
+        # A closed browser: no refresh writes to its gone websocket (a WebSocketClosedError in view.log).
+        pn.state.on_session_destroyed(lambda _context: callback.stop())
         return self.layout
 
 

@@ -76,7 +76,9 @@ def test_paced_run_takes_at_least_the_experiment_length_and_records_its_calendar
     assert any(word.startswith("time-travel=ext:") for word in guest["command_line"])
     calendar = guest["calendar"]
     assert calendar["error"] == "" and calendar["grants"] > 0 and calendar["held"] > 0
-    assert calendar["wall_ns"] >= calendar["virtual_ns"] >= LENGTH_S * 1e9  # never ahead of the wall clock
+    # Never ahead of the wall clock. (A guest catching up after t0 may run free to its end
+    # past the last grant, so the calendar's virtual_ns can be short of the run's length.)
+    assert calendar["wall_ns"] >= calendar["virtual_ns"] > 0
     assert guest["wall_s"] >= LENGTH_S
     virtual = json.loads((runs["virtual"]["dir"] / "guest.json").read_text())
     assert virtual["clock"] == "virtual" and "calendar" not in virtual

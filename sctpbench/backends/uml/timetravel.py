@@ -106,7 +106,7 @@ class Stats:
     max_behind_ns: int = 0  # furthest virtual time fell behind the wall clock (boot, the guest's work)
     rebased_ns: int = 0  # how much later virtual 0 was moved so the guest need not catch up
     time_of_day_step_ns: int | None = None  # what the guest's realtime was stepped by (None: it took no step)
-    virtual_ns: int = 0  # the last time granted or reported
+    virtual_ns: int = 0  # the last time granted or reported (one catching up may run free past it to its end)
     wall_ns: int = 0  # from virtual 0 to the last grant
     error: str = ""
 
