@@ -13,6 +13,7 @@ server (Panel's "server" resources), and no template (the fast ones fetch web fo
 
 from __future__ import annotations
 
+import asyncio
 import html
 import re
 import sys
@@ -26,6 +27,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource, DataRange1d, FactorRange, HoverTool, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
+from tornado.websocket import WebSocketClosedError
 
 from sctpbench.dashboards import evaluate
 from sctpbench.dashboards.model import Dashboard, Panel
@@ -103,16 +105,18 @@ class _Box:
     def __init__(self, panel: Panel, body: Any) -> None:
         self.status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5))
         title = pn.pane.HTML(f"<b>{html.escape(panel.title)}</b>", margin=(0, 5), sizing_mode="stretch_width")
-        self.body = body
-        self.layout = pn.Column(title, body, self.status, width=panel.width * GRID_COLUMN_PX,
+        self.title, self.body = title, body
+        self.layout = pn.Column(title, self.status, width=panel.width * GRID_COLUMN_PX,
                                 styles={"border": "1px solid #ddd", "border-radius": "4px"}, margin=4)
 
     def show_status(self, data: evaluate.PanelData, marks: int | None = None) -> None:
         self.status.object = _status(data, _newest(data), marks)
         # Nothing to draw for this selection: the frame folds to its title and the reason.
-        visible = bool(data.points or data.error)
-        if self.body.visible != visible:
-            self.body.visible = visible
+        # By its children, not the body's `visible`: a Bokeh figure first drawn hidden stayed
+        # blank (and broke the rest of its refresh's message) once shown.
+        objects = [self.title, self.body, self.status] if data.points or data.error else [self.title, self.status]
+        if len(self.layout.objects) != len(objects):
+            self.layout.objects = objects
 
 
 class _Marks:
@@ -388,11 +392,8 @@ class LiveDashboard:
         finally:
             self.updating = False
         data = evaluate.dashboard_data(self.source.target, self.dashboard, selection, span)
-        # One message to the browser for the whole refresh: a status line's count and its
-        # plot change together (the count ran seconds ahead of the dots).
-        with pn.io.hold():
-            for view, d in zip(self.views, data, strict=True):
-                view.show(d, marks, span)
+        for view, d in zip(self.views, data, strict=True):
+            view.show(d, marks, span)
         self._problem("")
         self.clock.object = (f'<div class="sb-clock" style="color:#777;font-size:11px">updated '
                              f'{time.strftime("%H:%M:%S", time.gmtime())} UTC, every {self.source.refresh_s:g} s<br>'
@@ -457,8 +458,20 @@ def serve(dashboard: Dashboard, source: Source, port: int, ready: Callable[[str]
     def session() -> Any:
         return LiveDashboard(dashboard, source, log).start()
 
+    # The loop pn.serve runs on (tornado's current), with a handler for what a closing browser leaves.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    loop.set_exception_handler(_closed_browser_is_no_error)
     url = f"http://127.0.0.1:{port}/"
     if ready is not None:
         ready(url)
     pn.serve(session, address="127.0.0.1", port=port, show=False, title=dashboard.title,
              websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"], threaded=False, print_url=False)
+
+
+def _closed_browser_is_no_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """A browser closed while a refresh was being sent: Bokeh says so in one warning line, and
+    tornado's write future, which nobody awaits, would add a traceback to the view's log."""
+    if isinstance(context.get("exception"), WebSocketClosedError):
+        return
+    loop.default_exception_handler(context)
