@@ -151,9 +151,12 @@ class TimeSeriesView:
         else:
             self.source = ColumnDataSource({"xs": [], "ys": [], "color": [], "label": []})
             self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color", legend_field="label")
-        # Beside the plot, not over its lines (cwnd, SRTT and RTO ran under it).
+        # Inside, see-through: beside the plot (outside) it cost the browser a layout of the
+        # whole figure at each refresh, and the view fell 13 s behind (bench/live_view.py).
+        self.fig.legend.location = "top_left"
         self.fig.legend.label_text_font_size = "9px"
-        self.fig.add_layout(self.fig.legend[0], "right")
+        self.fig.legend.background_fill_alpha = 0.4
+        self.fig.legend.border_line_alpha = 0.0
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
         self.layout = self.box.layout
 
