@@ -151,8 +151,8 @@ class TimeSeriesView:
         else:
             self.source = ColumnDataSource({"xs": [], "ys": [], "color": [], "label": []})
             self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color", legend_field="label")
-        # Inside, see-through: beside the plot (outside) it cost the browser a layout of the
-        # whole figure at each refresh, and the view fell 13 s behind (bench/live_view.py).
+        # Inside, see-through, so the lines under it show: beside the plot it took a third of a
+        # narrow panel's width and its time axis labels ran into each other.
         self.fig.legend.location = "top_left"
         self.fig.legend.label_text_font_size = "9px"
         self.fig.legend.background_fill_alpha = 0.4
