@@ -13,7 +13,9 @@ server (Panel's "server" resources), and no template (the fast ones fetch web fo
 
 from __future__ import annotations
 
+import asyncio
 import html
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -22,9 +24,10 @@ from typing import Any, Protocol
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, FactorRange, HoverTool, Range1d
+from bokeh.models import ColumnDataSource, DataRange1d, FactorRange, HoverTool, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
+from tornado.websocket import WebSocketClosedError
 
 from sctpbench.dashboards import evaluate
 from sctpbench.dashboards.model import Dashboard, Panel
@@ -32,6 +35,9 @@ from sctpbench.telemetry import influx
 
 GRID_COLUMN_PX = 50  # Grafana's 24-column grid, 1200 pixels beside the sidebar
 GRID_ROW_PX = 34
+# The least a time series' value axis spans, by unit: an MTT that jitters by a fraction of a µs
+# around 15.0007 ms otherwise fills the panel as two bands 0.0002 ms apart.
+MIN_SPAN = {"ms": 1.0}
 STATUS_CLASS = "sb-status"
 
 
@@ -50,9 +56,19 @@ class PanelView(Protocol):
     def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None: ...
 
 
+def _measurements(panel: Panel) -> list[str]:
+    return sorted({m for q in panel.queries for m in re.findall(r'FROM\s+"([^"]+)"', q.influxql)})
+
+
+def why_empty(panel: Panel) -> str:
+    """The one line a panel without data shows instead of an empty frame."""
+    names = " or ".join(_measurements(panel)) or "its query"
+    return f"no data: the selected run and time range have no {names} points (the run recorded none of these)"
+
+
 def _status(data: evaluate.PanelData, newest_ns: int | None, marks: int | None = None) -> str:
     """The line under each panel; its data attributes are what tests and the benchmark read."""
-    text = html.escape(data.error) if data.error else f"{data.points} points"
+    text = html.escape(data.error) if data.error else f"{data.points} points" if data.points else html.escape(why_empty(data.panel))
     attrs = f' data-newest="{newest_ns}"' if newest_ns is not None else ""
     attrs += f' data-series="{html.escape("|".join(s.label for s in data.series))}"'
     if marks is not None:  # a panel on the time axis: how many annotations it marks
@@ -89,11 +105,18 @@ class _Box:
     def __init__(self, panel: Panel, body: Any) -> None:
         self.status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5))
         title = pn.pane.HTML(f"<b>{html.escape(panel.title)}</b>", margin=(0, 5), sizing_mode="stretch_width")
-        self.layout = pn.Column(title, body, self.status, width=panel.width * GRID_COLUMN_PX,
+        self.title, self.body = title, body
+        self.layout = pn.Column(title, self.status, width=panel.width * GRID_COLUMN_PX,
                                 styles={"border": "1px solid #ddd", "border-radius": "4px"}, margin=4)
 
     def show_status(self, data: evaluate.PanelData, marks: int | None = None) -> None:
         self.status.object = _status(data, _newest(data), marks)
+        # Nothing to draw for this selection: the frame folds to its title and the reason.
+        # By its children, not the body's `visible`: a Bokeh figure first drawn hidden stayed
+        # blank (and broke the rest of its refresh's message) once shown.
+        objects = [self.title, self.body, self.status] if data.points or data.error else [self.title, self.status]
+        if len(self.layout.objects) != len(objects):
+            self.layout.objects = objects
 
 
 class _Marks:
@@ -118,7 +141,8 @@ class TimeSeriesView:
         self.panel = panel
         self.points = panel.defaults.get("custom", {}).get("drawStyle") == "points"
         # A fixed range, moved by each refresh: a DataRange1d keeps the span of its first drawing.
-        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_axis_label=panel.unit or None)
+        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_axis_label=panel.unit or None,
+                           y_range=DataRange1d(min_interval=MIN_SPAN.get(panel.unit or "")))
         self.marks = _Marks(self.fig)
         self.colors: dict[str, str] = {}  # a series keeps its colour for the session
         if self.points:
@@ -127,8 +151,12 @@ class TimeSeriesView:
         else:
             self.source = ColumnDataSource({"xs": [], "ys": [], "color": [], "label": []})
             self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color", legend_field="label")
+        # Inside, see-through, so the lines under it show: beside the plot it took a third of a
+        # narrow panel's width and its time axis labels ran into each other.
         self.fig.legend.location = "top_left"
         self.fig.legend.label_text_font_size = "9px"
+        self.fig.legend.background_fill_alpha = 0.4
+        self.fig.legend.border_line_alpha = 0.0
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
         self.layout = self.box.layout
 
@@ -387,7 +415,9 @@ class LiveDashboard:
 
     def start(self) -> Any:
         self.refresh()
-        pn.state.add_periodic_callback(self.refresh, period=int(self.source.refresh_s * 1000))
+        callback = pn.state.add_periodic_callback(self.refresh, period=int(self.source.refresh_s * 1000))
+        # A closed browser: no refresh writes to its gone websocket (a WebSocketClosedError in view.log).
+        pn.state.on_session_destroyed(lambda _context: callback.stop())
         return self.layout
 
 
@@ -431,8 +461,20 @@ def serve(dashboard: Dashboard, source: Source, port: int, ready: Callable[[str]
     def session() -> Any:
         return LiveDashboard(dashboard, source, log).start()
 
+    # The loop pn.serve runs on (tornado's current), with a handler for what a closing browser leaves.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    loop.set_exception_handler(_closed_browser_is_no_error)
     url = f"http://127.0.0.1:{port}/"
     if ready is not None:
         ready(url)
     pn.serve(session, address="127.0.0.1", port=port, show=False, title=dashboard.title,
              websocket_origin=[f"127.0.0.1:{port}", f"localhost:{port}"], threaded=False, print_url=False)
+
+
+def _closed_browser_is_no_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """A browser closed while a refresh was being sent: Bokeh says so in one warning line, and
+    tornado's write future, which nobody awaits, would add a traceback to the view's log."""
+    if isinstance(context.get("exception"), WebSocketClosedError):
+        return
+    loop.default_exception_handler(context)

@@ -40,7 +40,7 @@ STATUS = _DEEP + """
 return found.map((e) => ({panel: e.dataset.panel, points: Number(e.dataset.points),
                           error: e.classList.contains('sb-error') ? e.textContent : '', newest: e.dataset.newest || null,
                           series: (e.dataset.series || '').split('|').filter((s) => s),
-                          marks: e.dataset.marks === undefined ? null : Number(e.dataset.marks)}));
+                          marks: e.dataset.marks === undefined ? null : Number(e.dataset.marks), text: e.textContent}));
 """
 STATS = _DEEP + "return found.map((e) => [e.dataset.field, Number(e.dataset.value)]);"
 CHOOSE = _DEEP + """

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends.uml.timetravel import MESSAGE, Calendar, Op
+from sctpbench.backends.uml.timetravel import MESSAGE, TOD_FILE, Calendar, Op, take_time_of_day
 
 MS = 1_000_000
 
@@ -131,7 +131,43 @@ def test_a_guest_far_behind_goes_on_at_the_wall_clocks_pace_instead_of_racing(
     assert guest.wait_for_run()[0] == 210 * MS
     assert time.monotonic_ns() - begun >= 140 * MS  # 200 ms later, less at most the 50 ms allowed behind
     assert calendar.stats.rebased_ns >= 300 * MS and calendar.stats.held >= 1
-    assert abs(guest.ask(Op.GET_TOD) - time.time_ns()) < 100 * MS  # realtime follows the host's
+
+
+def test_the_guest_is_owed_the_time_of_day_of_every_rebase_until_it_takes_it(tmp_path: Path) -> None:
+    """The guest reads the time of day once, at boot (GET_TOD): a rebase after that leaves its
+    realtime behind the host's by the rebase, unless it steps its clock by what it is owed.
+    Once it has (the file renamed away) the calendar rebases no more: the guest catches up."""
+    owed = tmp_path / TOD_FILE
+    calendar = Calendar(tod_path=owed)
+    ours, theirs = socket.socketpair()
+    calendar.attach(ours)
+    calendar.start()
+    guest = FakeGuest(theirs)
+    try:
+        guest.ask(Op.START, 1)
+        boot_tod = guest.ask(Op.GET_TOD)
+        assert owed.read_text() == "0\n"
+        time.sleep(0.4)  # a boot: wall time passes, virtual time does not
+        guest.ask(Op.REQUEST, 10 * MS)
+        guest.wait_for_run()
+        step = int(owed.read_text())
+        assert step == calendar.stats.rebased_ns >= 300 * MS
+        # The guest's realtime (its boot answer + virtual time) plus the step is the host's now.
+        assert abs(boot_tod + 10 * MS + step - time.time_ns()) < 60 * MS
+        owed.rename(tmp_path / "taken")  # take_time_of_day()
+        time.sleep(0.3)  # the guest falls behind again
+        guest.ask(Op.REQUEST, 20 * MS)
+        run, free_until = guest.wait_for_run()
+        assert run == 20 * MS and free_until is not None and free_until >= 20 * MS + 250 * MS  # catching up
+        assert calendar.stats.rebased_ns == step == calendar.stats.time_of_day_step_ns
+        assert not owed.exists()
+    finally:
+        calendar.stop()
+        theirs.close()
+
+
+def test_take_time_of_day_does_nothing_outside_a_uml_guest(tmp_path: Path) -> None:
+    assert take_time_of_day(tmp_path / TOD_FILE) is None
 
 
 def test_waiting_for_the_wall_clock_is_not_a_busy_loop(calendar_and_guest: tuple[Calendar, FakeGuest]) -> None:

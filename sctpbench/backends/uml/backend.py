@@ -149,7 +149,10 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
     facts = guest_facts(kernel, argv, plan.clock)
     (run_dir / "guest.json").write_text(jsonfile.text(facts))
     # The guest connects while parsing its command line: the calendar must listen first.
-    calendar = timetravel.Calendar(path=socket_path) if plan.clock == "paced" else None
+    # The time of day it owes the guest: 0 but on paced time, read by the guest on every clock alike.
+    owed = run_dir / timetravel.TOD_FILE
+    owed.write_text("0\n")
+    calendar = timetravel.Calendar(path=socket_path, tod_path=owed) if plan.clock == "paced" else None
     lines: list[str] = []
     # Ends the guest should this process die without doing it (SIGKILL): see uml/guardian.py.
     guardian, guardian_fd = uml_guardian.start(umid, run_dir, uml_dir)
@@ -174,6 +177,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
             calendar.stop()
             facts["calendar"] = calendar.stats.as_dict()
         shutil.rmtree(uml_dir, ignore_errors=True)
+        owed.unlink(missing_ok=True)  # a guest that never reached its t0
         uml_guardian.release(guardian, guardian_fd)
         _write_facts(run_dir, facts)
     errors = [line.removeprefix("SB-ERROR ") for line in lines if line.startswith("SB-ERROR ")]

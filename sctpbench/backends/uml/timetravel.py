@@ -26,12 +26,20 @@ guest catching up after boot does not pay one round trip per clock read.
 A guest that fell far behind the wall clock (its boot costs no virtual time but seconds of
 wall time on a slow host; a stalled host) does not race to catch up: beyond
 `max_catch_up_ns` the calendar moves virtual 0 later on the wall clock (and the time of
-day with it), so the guest goes on at the wall clock's pace from where it is. Otherwise a
+day with it) by all of it, so the guest goes on at the wall clock's pace from where it is. Otherwise a
 boot slower than the experiment would let the whole experiment run free, unpaced.
 
-GET_TOD answers the time of day at which the current virtual time was due, so the
-guest's realtime is the host's once it keeps pace, and behind it (never ahead, by at most
-max_catch_up_ns) while it catches up. GET answers the calendar's time, which a guest that ran free may
+GET_TOD answers the time of day at which the current virtual time was due. The guest asks
+it once, at boot, and from then on its realtime is that answer plus its virtual time: every
+later rebase would leave the guest's time of day behind the host's by what it moved (seconds,
+most of it the boot's). So the calendar writes the time of day it owes the guest (the sum of
+the rebases since its GET_TOD) to `tod_path`, a file in the run folder, and the guest takes
+it once its run is set up (take_time_of_day(), just before t0): it renames the file away,
+which tells the calendar, and steps its realtime clock by that much. From then on the
+calendar no longer rebases (the guest's time of day could not follow): a guest that falls
+behind the wall clock catches up, running free, and its realtime stays the host's time of
+day of each moment, never ahead of it. On the virtual and real clocks the backend writes
+the file with 0, so the guest does the same work on every clock. GET answers the calendar's time, which a guest that ran free may
 have passed; UML asks it only at boot and for interrupts of virtio devices with time
 travel support, which these guests do not have.
 
@@ -42,6 +50,7 @@ every link: a guest's next read then returns nothing and it panics instead of wa
 
 from __future__ import annotations
 
+import ctypes
 import enum
 import select
 import selectors
@@ -54,6 +63,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MESSAGE = struct.Struct("=IIQ")  # op, seq, time: the kernel's struct um_timetravel_msg
+# In the run folder: the time of day the calendar owes the guest (take_time_of_day()).
+TOD_FILE = ".time-of-day-owed"
 # time_travel_set_time() panics at S64_MAX: a sleep "forever" asks for it or just below.
 FOREVER = 2**63 - 1
 
@@ -94,7 +105,8 @@ class Stats:
     held: int = 0  # grants that had to wait for the wall clock
     max_behind_ns: int = 0  # furthest virtual time fell behind the wall clock (boot, the guest's work)
     rebased_ns: int = 0  # how much later virtual 0 was moved so the guest need not catch up
-    virtual_ns: int = 0  # the last time granted or reported
+    time_of_day_step_ns: int | None = None  # what the guest's realtime was stepped by (None: it took no step)
+    virtual_ns: int = 0  # the last time granted or reported (one catching up may run free past it to its end)
     wall_ns: int = 0  # from virtual 0 to the last grant
     error: str = ""
 
@@ -113,12 +125,14 @@ class Calendar:
     path: Path | None = None  # where guests connect; None: only attach() (tests)
     paced: bool = True
     free_running: bool = True
-    max_catch_up_ns: int = 50_000_000  # a guest further behind the wall clock goes on at its pace instead
+    max_catch_up_ns: int = 10_000_000  # a guest further behind the wall clock goes on at its pace instead
+    tod_path: Path | None = None  # where the time of day owed to the guest is written (None: nowhere, tests)
     now: int = 0  # virtual ns: the latest time granted to or reported by any guest
     stats: Stats = field(default_factory=Stats)
     _guests: dict[int, Guest] = field(default_factory=dict)  # by file descriptor
     _anchor_mono: int | None = None  # wall clock (monotonic ns) at virtual 0
     _anchor_tod: int = 0  # time of day (ns) at virtual 0
+    _tod_answered: int | None = None  # _anchor_tod when the guest asked GET_TOD: its realtime's origin
     _selector: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
     _listener: socket.socket | None = None
     _wake: tuple[socket.socket, socket.socket] = field(default_factory=socket.socketpair)
@@ -313,6 +327,8 @@ class Calendar:
             self._advance(at)
         elif op == Op.GET_TOD:
             self._anchor()
+            if self._tod_answered is None:
+                self._tod_answered = self._anchor_tod
             reply = self._anchor_tod + self.now
         self._send(guest, Op.ACK, seq, reply)
 
@@ -320,7 +336,9 @@ class Calendar:
         """Virtual 0 is now on the wall clock: the first guest has just started."""
         if self._anchor_mono is None:
             self._anchor_mono = time.monotonic_ns()
-            self._anchor_tod = time.time_ns()
+            # Whole µs, as tcpdump stamps packets, and so is every rebase.
+            self._anchor_tod = time.time_ns() // 1000 * 1000
+            self._write_tod()
 
     def _advance(self, at: int) -> None:
         self.now = max(self.now, at)
@@ -347,8 +365,11 @@ class Calendar:
             guest = min(waiting, key=lambda g: (g.request, g.name))
             assert guest.request is not None
             late_ns = self._wall_ns() - guest.request if self.paced else 0
-            if late_ns > self.max_catch_up_ns:
-                self._rebase(late_ns - self.max_catch_up_ns)
+            if late_ns > self.max_catch_up_ns and not self._tod_taken():
+                # All the way to the wall clock: the guest is then on time, as is its time of day.
+                self._rebase(late_ns)
+                self.stats.max_behind_ns = max(self.stats.max_behind_ns, late_ns)
+                late_ns = 0
             if late_ns < 0:
                 guest.held = True
                 return None if guest.request >= FOREVER else -late_ns / 1e9
@@ -357,9 +378,33 @@ class Calendar:
     def _rebase(self, shift_ns: int) -> None:
         """Virtual 0 (and the time of day at it) `shift_ns` later on the wall clock."""
         assert self._anchor_mono is not None
+        shift_ns = -(-shift_ns // 1000) * 1000
         self._anchor_mono += shift_ns
         self._anchor_tod += shift_ns
         self.stats.rebased_ns += shift_ns
+        self._write_tod()
+
+    def owed_ns(self) -> int:
+        """How far the guest's realtime (its GET_TOD answer + virtual time) is behind the host's time of day."""
+        return 0 if self._tod_answered is None else self._anchor_tod - self._tod_answered
+
+    def _write_tod(self) -> None:
+        """Publish what the guest is owed, whole (a rename), while it has not taken it."""
+        if self.tod_path is None or self.stats.time_of_day_step_ns is not None:
+            return
+        draft = self.tod_path.with_name(self.tod_path.name + ".new")
+        draft.write_text(f"{self.owed_ns()}\n")
+        draft.replace(self.tod_path)
+
+    def _tod_taken(self) -> bool:
+        """Whether the guest has taken its time of day (renamed the file away): then it can
+        follow no more rebases. Asked only when one is due, rarely; the guest renames while
+        it runs and the calendar rebases only while every guest waits, so they never cross."""
+        if self.tod_path is None:
+            return False
+        if self.stats.time_of_day_step_ns is None and not self.tod_path.exists():
+            self.stats.time_of_day_step_ns = self.owed_ns()
+        return self.stats.time_of_day_step_ns is not None
 
     def _grant(self, guest: Guest, late_ns: int) -> None:
         assert guest.request is not None
@@ -391,3 +436,46 @@ class Calendar:
     def _next_seq(guest: Guest) -> int:
         guest.seq = (guest.seq + 1) & 0xFFFFFFFF
         return guest.seq
+
+
+# -- the guest's side ----------------------------------------------------------------
+
+ADJ_SETOFFSET = 0x0100
+ADJ_NANO = 0x2000
+
+
+class _Timeval(ctypes.Structure):
+    _fields_ = [("tv_sec", ctypes.c_long), ("tv_usec", ctypes.c_long)]
+
+
+class _Timex(ctypes.Structure):
+    """The kernel's struct timex (adjtimex(2)), as far as ADJ_SETOFFSET needs it, then its padding."""
+
+    _fields_ = [("modes", ctypes.c_uint), ("offset", ctypes.c_long), ("freq", ctypes.c_long),
+                ("maxerror", ctypes.c_long), ("esterror", ctypes.c_long), ("status", ctypes.c_int),
+                ("constant", ctypes.c_long), ("precision", ctypes.c_long), ("tolerance", ctypes.c_long),
+                ("time", _Timeval), ("tick", ctypes.c_long), ("ppsfreq", ctypes.c_long), ("jitter", ctypes.c_long),
+                ("shift", ctypes.c_int), ("stabil", ctypes.c_long), ("jitcnt", ctypes.c_long),
+                ("calcnt", ctypes.c_long), ("errcnt", ctypes.c_long), ("stbcnt", ctypes.c_long),
+                ("tai", ctypes.c_int), ("padding", ctypes.c_int * 11)]
+
+
+def take_time_of_day(tod_path: Path) -> int | None:
+    """In the guest: step the realtime clock by the time of day the calendar owes it (see
+    the module's docstring) and return the step; None where no such file is (not a uml guest).
+
+    A relative step (ADJ_SETOFFSET), exact to the ns, rather than reading the clock and
+    setting it, which would lose the time between the two and the whole µs it starts on.
+    """
+    taken = tod_path.with_name(tod_path.name + ".taken")
+    try:
+        tod_path.rename(taken)
+    except FileNotFoundError:
+        return None
+    owed = int(taken.read_text())
+    taken.unlink()
+    step = _Timex(modes=ADJ_SETOFFSET | ADJ_NANO, time=_Timeval(owed // 1_000_000_000, owed % 1_000_000_000))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.adjtimex(ctypes.byref(step)) < 0:
+        raise OSError(ctypes.get_errno(), f"cannot step the guest's realtime clock by {owed} ns")
+    return owed
