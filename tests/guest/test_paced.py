@@ -112,4 +112,7 @@ def test_a_paced_runs_time_of_day_is_the_hosts_beside_two_busy_loops(tmp_path: P
     t0_realtime_ns = json.loads((run_dir / "backend.json").read_text())["t0_realtime_ns"]
     calendar = json.loads((run_dir / "guest.json").read_text())["calendar"]
     assert calendar["rebased_ns"] > 0 and calendar["time_of_day_step_ns"] == calendar["rebased_ns"]
-    assert abs(t0_realtime_ns - (seen["up"] + 300_000_000)) <= 50_000_000, (t0_realtime_ns - seen["up"]) / 1e6 - 300
+    # The host's stamp is when it read the line, through the guest's console and two processes:
+    # beside busy loops (and the suite's other worker) that lags by up to ~0.5 s (seen: -452 ms).
+    # The defect this holds off put t0 2.4-9.7 s early.
+    assert abs(t0_realtime_ns - (seen["up"] + 300_000_000)) <= 1_000_000_000, (t0_realtime_ns - seen["up"]) / 1e6 - 300
