@@ -84,14 +84,64 @@ def test_only_ok_runs_count(campaign: Path) -> None:
     assert "a no runs" in results["fewer-retransmissions-detect-sooner"].line()
 
 
+# a − b is contradicted (≥ 0) by its 95 % interval but not by its 97.5 % one: Welch's df 4, d 2.5,
+# half-widths 2.27 (95 %) and 2.85 (97.5 %).
+BORDERLINE = (Sample((10.5, 11.5, 12.5)), Sample((8.0, 9.0, 10.0)))
+
+
 def test_contradiction_needs_the_family_wise_confidence() -> None:
     """Two checks: each contradiction must stand at 97.5 %, a hold at 95 %."""
-    a, b = Sample((10.0, 11.0, 12.0)), Sample((8.0, 9.5, 10.5))
+    a, b = BORDERLINE
     at_95 = verdicts.below(verdicts.difference_interval(a, b, 0.95), 0.0)
     at_975 = verdicts.below(verdicts.difference_interval(a, b, 0.975), 0.0)
-    assert (at_95, at_975) == ("inconclusive", "inconclusive")
+    assert (at_95, at_975) == ("contradicted", "inconclusive")
     c = Sample((20.0, 21.0, 22.0))
     assert verdicts.below(verdicts.difference_interval(c, b, 0.975), 0.0) == "contradicted"
+
+
+FAMILY_CLAIMS = """paper: "tests: the family-wise level"
+axes:
+  side: {key: k}
+claims:
+  - id: a-sooner-everywhere
+    says: "a is faster at every load"
+    where: "test"
+    metric: detection_time_ms
+    kind: less
+    a: {side: a}
+    b: {side: b}
+    for_each: [load]
+  - id: a-sooner-at-high-load
+    says: "a is faster at high load"
+    where: "test"
+    metric: detection_time_ms
+    kind: less
+    a: {side: a}
+    b: {side: b}
+    at: {load: high}
+"""
+
+
+def _family_rows(high_a: Sample) -> list[claims.Row]:
+    """At load `high` a's runs are `high_a` against b's BORDERLINE ones; at `low` a is clearly faster."""
+    sides = {("high", "a"): high_a.values, ("high", "b"): BORDERLINE[1].values,
+             ("low", "a"): (1.0, 2.0, 3.0), ("low", "b"): (8.0, 9.0, 10.0)}
+    return [{"param.load": load, "param.k": side, "status": "ok", "detection_time_ms": v}
+            for (load, side), values in sides.items() for v in values]
+
+
+def test_a_claim_of_two_checks_is_contradicted_only_at_the_family_wise_confidence(tmp_path: Path) -> None:
+    """Through `evaluate`: the claim of two checks (for_each load) needs its contradiction at
+    97.5 % (Bonferroni), the same runs as a claim of one check (at: high) at 95 %."""
+    path = tmp_path / "family.claims.yaml"
+    path.write_text(FAMILY_CLAIMS)
+    loaded = claims.load(path)
+    borderline = {r.claim.id: r for r in claims.evaluate(loaded, _family_rows(BORDERLINE[0]), ["k", "load"])}
+    assert [c.verdict for c in borderline["a-sooner-everywhere"].checks] == ["inconclusive", "holds"]
+    assert borderline["a-sooner-everywhere"].verdict == "inconclusive"
+    assert borderline["a-sooner-at-high-load"].verdict == "contradicted"
+    clear = {r.claim.id: r.verdict for r in claims.evaluate(loaded, _family_rows(Sample((20.0, 21.0, 22.0))), ["k", "load"])}
+    assert clear == {"a-sooner-everywhere": "contradicted", "a-sooner-at-high-load": "contradicted"}
 
 
 @pytest.mark.parametrize("path", ERRORS, ids=[p.name for p in ERRORS])

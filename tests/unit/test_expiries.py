@@ -94,3 +94,34 @@ def test_chunks_outstanding_at_a_timeout_that_go_out_later_are_not_a_timeout() -
     ]
     bursts = expiries._expiry_bursts(sent, [], failed_ns=2500 * ms)
     assert [(b.t_ns // ms, b.earliest_tsn) for b in bursts] == [(2740, 1)]
+
+
+def test_retransmissions_a_sack_let_out_are_not_a_timeout() -> None:
+    """A SACK arriving after the failure (from before it, on the alternate path) opens the
+    window: what the sender retransmits in that instant is no expiry; the same burst without
+    the SACK is one, and so is a later burst no SACK explains."""
+    ms = 1_000_000
+    sent = [
+        expiries._Sent(2490 * ms, "primary", [1]),
+        expiries._Sent(2495 * ms, "primary", [2]),
+        expiries._Sent(2600 * ms, "secondary", [1]),  # 300 µs after a SACK: released by it
+        expiries._Sent(2700 * ms, "secondary", [2]),  # no SACK near: the timer's
+    ]
+    sack = 2600 * ms - 300_000
+    assert [b.t_ns // ms for b in expiries._expiry_bursts(sent, [sack], failed_ns=2500 * ms)] == [2700]
+    assert [b.t_ns // ms for b in expiries._expiry_bursts(sent, [], failed_ns=2500 * ms)] == [2600]
+    # A SACK just after the retransmission explains nothing.
+    assert [b.t_ns // ms for b in expiries._expiry_bursts(sent, [2600 * ms + 1], failed_ns=2500 * ms)] == [2600]
+
+
+def test_the_first_timer_starts_at_the_last_sack_on_the_failed_path_before_the_failure() -> None:
+    """A SACK restarts the running T3-rtx timer: the first expiry counts from the last SACK that
+    reached the sender on the failed path before the failure, when later than the lost chunk's
+    send; a SACK on the other path, or after the failure, does not count."""
+    ms = 1_000_000
+    sent = [expiries._Sent(2400 * ms, "primary", [1]), expiries._Sent(2800 * ms, "secondary", [1])]
+    burst = expiries._Burst(2800 * ms, 1)
+    sacks = [(2410 * ms, "primary"), (2450 * ms, "primary"), (2470 * ms, "secondary"), (2510 * ms, "primary")]
+    assert expiries._first_start(sent, sacks, "primary", 2500 * ms, burst) == 2450 * ms
+    assert expiries._first_start(sent, [(2300 * ms, "primary")], "primary", 2500 * ms, burst) == 2400 * ms
+    assert expiries._first_start(sent, [], "primary", 2500 * ms, burst) == 2400 * ms

@@ -51,6 +51,19 @@ def test_detection_uses_the_first_unreachable_or_pf_report_for_the_failed_peer_a
     assert metrics.detection_ns(FAILURE, changes[:2]) is None
 
 
+def test_a_potentially_failed_report_detects_before_the_unreachable_one() -> None:
+    """With PF on, the path is first reported potentially failed: detection is that report;
+    unreachable_time_ms (states=ADDR_UNREACHABLE) keeps the later one."""
+    changes = [
+        (2100 * MS, "198.18.1.2", "ADDR_POTENTIALLY_FAILED"),  # other peer: ignored
+        (2200 * MS, "198.18.0.2", "ADDR_POTENTIALLY_FAILED"),
+        (2900 * MS, "198.18.0.2", "ADDR_UNREACHABLE"),
+    ]
+    assert metrics.detection_ns(FAILURE, changes) == 1200 * MS
+    assert metrics.detection_ns(FAILURE, changes, ("ADDR_UNREACHABLE",)) == 1900 * MS
+    assert metrics.detection_ns(FAILURE, changes[:2]) == 1200 * MS  # PF alone is a detection
+
+
 def test_affected_counts_messages_above_the_pre_failure_p99() -> None:
     count, p99 = metrics.affected(FAILURE, _messages())
     assert p99 == pytest.approx(10.0)
