@@ -64,7 +64,8 @@ def test_sample_of_drops_missing_and_nan_values() -> None:
     (verdicts.at_most, (2.0, 3.0), 2.0, "inconclusive"), (verdicts.at_most, (2.1, 3.0), 2.0, "contradicted"),
     (verdicts.within, (-2.0, 2.0), 2.0, "holds"), (verdicts.within, (-2.1, 1.0), 2.0, "inconclusive"),
     (verdicts.within, (2.1, 3.0), 2.0, "contradicted"), (verdicts.within, (-3.0, -2.1), 2.0, "contradicted"),
-    (verdicts.within, (-3.0, 3.0), 2.0, "inconclusive"), (verdicts.below, None, 2.0, "inconclusive"),
+    (verdicts.within, (-3.0, 3.0), 2.0, "inconclusive"), (verdicts.within, (2.0, 3.0), 2.0, "inconclusive"),
+    (verdicts.within, (-3.0, -2.0), 2.0, "inconclusive"), (verdicts.below, None, 2.0, "inconclusive"),
     (verdicts.above, None, 2.0, "inconclusive"), (verdicts.at_least, None, 2.0, "inconclusive"),
     (verdicts.at_most, None, 2.0, "inconclusive"), (verdicts.within, None, 2.0, "inconclusive"),
 ])
@@ -75,4 +76,39 @@ def test_each_test_at_its_edges(test: object, interval: verdicts.Interval | None
 
 def test_interval_text() -> None:
     assert verdicts.interval_text((1.234, 5.678), 2) == "[1.23, 5.68]"
+    assert verdicts.interval_text((1.234, 5.678)) == "[1.2, 5.7]"
     assert verdicts.interval_text(None) == "no interval"
+
+
+def test_two_runs_a_side_are_enough_for_an_interval() -> None:
+    """n = 2 is the smallest sample with a variance: one degree of freedom."""
+    a, b = Sample((10.0, 12.0)), Sample((4.0, 5.0, 6.0, 8.0))
+    assert a.half_width(0.95) == pytest.approx(float(stats.t.ppf(0.975, 1)) * 1.0)
+    for x, y in ((a, b), (b, a), (a, Sample((3.0, 5.0)))):
+        reference = stats.ttest_ind(x.values, y.values, equal_var=False).confidence_interval(0.9)
+        assert verdicts.difference_interval(x, y, 0.9) == pytest.approx((reference.low, reference.high))
+        assert verdicts.ratio_interval(x, y, 0.9) is not None
+
+
+def test_one_exact_side_is_no_exact_interval() -> None:
+    """Only when both sides are constant is the interval a point: a constant b against a varied a
+    (or the reverse) keeps a's variance, with n − 1 degrees of freedom."""
+    varied, constant = Sample((10.0, 11.0, 13.0)), Sample((5.0, 5.0, 5.0))
+    h = float(stats.t.ppf(0.975, 2)) * math.sqrt(varied.variance / 3)
+    assert verdicts.difference_interval(varied, constant, 0.95) == pytest.approx((varied.mean - 5 - h, varied.mean - 5 + h))
+    assert verdicts.difference_interval(constant, varied, 0.95) == pytest.approx((5 - varied.mean - h, 5 - varied.mean + h))
+    for x, y in ((varied, constant), (constant, varied)):
+        lo, hi = verdicts.ratio_interval(x, y, 0.95) or (0.0, 0.0)
+        assert lo < x.mean / y.mean < hi
+
+
+def test_a_ratio_needs_positive_means_however_small() -> None:
+    small, b = Sample((0.25, 0.5, 0.75)), Sample((0.5, 0.6, 0.7))
+    assert verdicts.ratio_interval(small, b, 0.95) is not None and verdicts.ratio_interval(b, small, 0.95) is not None
+    zero, one = Sample((0.0, 0.0)), Sample((1.0, 1.0))
+    assert verdicts.ratio_interval(zero, one, 0.95) is None and verdicts.ratio_interval(one, zero, 0.95) is None
+    assert verdicts.ratio_interval(Sample((2.0,)), b, 0.95) is None and verdicts.ratio_interval(b, Sample((2.0,)), 0.95) is None
+
+
+def test_combine_of_no_check_is_inconclusive() -> None:
+    assert verdicts.combine([]) == "inconclusive"
