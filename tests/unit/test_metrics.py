@@ -2,7 +2,9 @@
 
 import math
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from sctpbench.analysis import metrics
 from sctpbench.analysis.metrics import DetectionModel, Failure, Message
@@ -143,3 +145,59 @@ def test_pf_model_and_bounds() -> None:
     assert on.pf_bound_ms is not None
     assert on.bound_ms == on.pf_bound_ms + 2 * (1.5 * 1200 + 64 + 10) + (1.5 * 2000 + 64 + 10)
     assert on.model_ms == off.model_ms
+
+
+def test_run_metrics_gives_every_figure_of_a_run_with_pf() -> None:
+    """One association's figures, each computed here by hand from _messages() (see there)."""
+    changes = [(2200 * MS, "198.18.0.2", "ADDR_POTENTIALLY_FAILED"), (2900 * MS, "198.18.0.2", "ADDR_UNREACHABLE")]
+    mtts = [10.0] * 75 + [1500 - 20.0 * k for k in range(50, 75)]
+    got = metrics.run_metrics(_messages() + [Message(100, 2000 * MS, None, None)], 101, FAILURE, changes)
+    assert got == {
+        "mtt_mean_ms": pytest.approx(sum(mtts) / 100), "mtt_p50_ms": pytest.approx(10.0),
+        "mtt_p99_ms": pytest.approx(float(np.percentile(mtts, 99))), "mmtt_ms": pytest.approx(500.0),
+        "detection_time_ms": pytest.approx(1200.0), "pf_detection_time_ms": pytest.approx(1200.0),
+        "unreachable_time_ms": pytest.approx(1900.0), "failover_time_ms": pytest.approx(500.0),
+        "messages_sent": 101, "messages_delivered": 100, "messages_affected": 25, "pre_failure_p99_ms": pytest.approx(10.0),
+    }
+    calm = metrics.run_metrics([], 0, None, changes)
+    assert calm == {"mtt_mean_ms": None, "mtt_p50_ms": None, "mtt_p99_ms": None, "mmtt_ms": None, "detection_time_ms": None,
+                    "pf_detection_time_ms": None, "unreachable_time_ms": None, "failover_time_ms": None, "messages_sent": 0,
+                    "messages_delivered": 0, "messages_affected": None, "pre_failure_p99_ms": None}
+
+
+def test_a_report_at_the_failures_instant_counts_and_a_delivery_before_it_does_not() -> None:
+    assert metrics.detection_ns(FAILURE, [(1000 * MS, "198.18.0.2", "ADDR_UNREACHABLE")]) == 0
+    early = [Message(0, 900 * MS, 950 * MS, "secondary"), Message(1, 1000 * MS, 1100 * MS, "primary"),
+             Message(2, 1000 * MS, None, None), Message(3, 1000 * MS, 1300 * MS, "secondary")]
+    assert metrics.failover_ns(FAILURE, early) == 300 * MS
+    assert metrics.failover_ns(FAILURE, early[:3]) is None
+
+
+def test_affected_needs_messages_before_the_failure_and_counts_from_one() -> None:
+    one = [Message(0, 900 * MS, 910 * MS, "primary"), Message(1, 1000 * MS, 1500 * MS, "secondary")]
+    assert metrics.affected(FAILURE, one) == (1, pytest.approx(10.0))
+    assert metrics.affected(FAILURE, one[1:]) == (None, None)
+
+
+def test_mean_ci95_is_students_half_width_over_the_present_values() -> None:
+    assert metrics.mean_ci95([]) == {"mean": None, "ci95": None, "n": 0}
+    assert metrics.mean_ci95([float("nan")]) == {"mean": None, "ci95": None, "n": 0}
+    assert metrics.mean_ci95([4.0, None]) == {"mean": 4.0, "ci95": None, "n": 1}  # type: ignore[list-item]
+    values = [100.0, 104.0, 102.0, 107.0]
+    half = float(stats.t.ppf(0.975, 3)) * float(np.std(values, ddof=1)) / 2
+    assert metrics.mean_ci95([*values, float("nan")]) == {"mean": pytest.approx(103.25), "ci95": pytest.approx(half), "n": 4}
+    assert metrics.summarize([{"x": 1.0}, {"x": 3.0}], ["x"]) == {"x": metrics.mean_ci95([1.0, 3.0])}
+
+
+def test_the_back_off_is_doubling_unless_the_kernel_says_a_percentage() -> None:
+    assert metrics.backoff_pct({}) == metrics.DOUBLING_PCT == 200
+    assert metrics.backoff_pct({"rto_backoff_pct": "0"}) == 200
+    assert metrics.backoff_pct({"rto_backoff_pct": "150"}) == 150
+    assert metrics.backoff_pct({"rto_backoff_pct": "x"}) == 200
+    assert metrics.rto_series(0.75, 60000, 3) == [0.75, 1.5, 3.0]  # doubling keeps fractions; a percentage whole ms
+
+
+def test_the_wheel_bucket_in_ms_scales_with_hz() -> None:
+    assert metrics.timer_wheel_bucket_ms(4032, 1000) == 512.0
+    assert metrics.timer_wheel_bucket_ms(1000, 250) == 32.0  # 250 jiffies: a bucket of 8 jiffies of 4 ms
+    assert metrics.timer_wheel_bucket_ms(10, 1000) == 1.0
