@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-COPIED = ("sctpbench", "tests", "pyproject.toml")
+COPIED = ("sctpbench", "tests", "examples", "pyproject.toml")  # tests read examples/ too
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "mutants", ".pytest_cache")
 EQUIVALENT = re.compile(r"^- `(?P<name>[^`]+)`.*\bequivalent\b", re.MULTILINE)
 
@@ -49,7 +49,7 @@ def prepare(work: Path, module: str, tests: list[str]) -> None:
         else:
             shutil.copy2(source, target)
     selection = "\n    ".join(tests)
-    (work / "setup.cfg").write_text(f"[mutmut]\nsource_paths=sctpbench\nonly_mutate={module}\n"
+    (work / "setup.cfg").write_text(f"[mutmut]\nsource_paths=sctpbench\nonly_mutate={module}\nalso_copy=examples\n"
                                     f"pytest_add_cli_args_test_selection=\n    {selection}\n")
 
 
