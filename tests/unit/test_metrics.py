@@ -31,6 +31,12 @@ def _messages() -> list[Message]:
 FAILURE = Failure("primary", 1000 * MS, "198.18.0.2")
 
 
+def exact(value: float) -> object:
+    """Equal but for float rounding: tighter than pytest.approx's 1e-6, which a unit off by one
+    in a million (ns / 1000001) would pass."""
+    return pytest.approx(value, rel=1e-12)
+
+
 def test_mtt_statistics() -> None:
     s = metrics.mtt_stats(_messages())
     assert s["mtt_p50_ms"] == pytest.approx(10.0)
@@ -153,11 +159,11 @@ def test_run_metrics_gives_every_figure_of_a_run_with_pf() -> None:
     mtts = [10.0] * 75 + [1500 - 20.0 * k for k in range(50, 75)]
     got = metrics.run_metrics(_messages() + [Message(100, 2000 * MS, None, None)], 101, FAILURE, changes)
     assert got == {
-        "mtt_mean_ms": pytest.approx(sum(mtts) / 100), "mtt_p50_ms": pytest.approx(10.0),
-        "mtt_p99_ms": pytest.approx(float(np.percentile(mtts, 99))), "mmtt_ms": pytest.approx(500.0),
-        "detection_time_ms": pytest.approx(1200.0), "pf_detection_time_ms": pytest.approx(1200.0),
-        "unreachable_time_ms": pytest.approx(1900.0), "failover_time_ms": pytest.approx(500.0),
-        "messages_sent": 101, "messages_delivered": 100, "messages_affected": 25, "pre_failure_p99_ms": pytest.approx(10.0),
+        "mtt_mean_ms": exact(sum(mtts) / 100), "mtt_p50_ms": exact(10.0),
+        "mtt_p99_ms": exact(float(np.percentile(mtts, 99))), "mmtt_ms": exact(500.0),
+        "detection_time_ms": exact(1200.0), "pf_detection_time_ms": exact(1200.0),
+        "unreachable_time_ms": exact(1900.0), "failover_time_ms": exact(500.0),
+        "messages_sent": 101, "messages_delivered": 100, "messages_affected": 25, "pre_failure_p99_ms": exact(10.0),
     }
     calm = metrics.run_metrics([], 0, None, changes)
     assert calm == {"mtt_mean_ms": None, "mtt_p50_ms": None, "mtt_p99_ms": None, "mmtt_ms": None, "detection_time_ms": None,
@@ -201,3 +207,26 @@ def test_the_wheel_bucket_in_ms_scales_with_hz() -> None:
     assert metrics.timer_wheel_bucket_ms(4032, 1000) == 512.0
     assert metrics.timer_wheel_bucket_ms(1000, 250) == 32.0  # 250 jiffies: a bucket of 8 jiffies of 4 ms
     assert metrics.timer_wheel_bucket_ms(10, 1000) == 1.0
+
+
+def test_affected_is_strictly_above_the_p99_plus_the_margin_and_the_p99_is_not_the_maximum() -> None:
+    # Before the failure: 99 messages at 10 ms and one at 30 ms: the p99 is 10.2 ms (rank 98.01), not 30.
+    before = [Message(k, k * MS, k * MS + (30 if k == 99 else 10) * MS, "primary") for k in range(100)]
+    edge = 10 * MS + int(0.01 * 20 * MS) + metrics.AFFECTED_MARGIN_NS
+    after = [Message(200, 1000 * MS, 1000 * MS + edge, "secondary"), Message(201, 1001 * MS, 1001 * MS + edge + 1, "secondary")]
+    count, p99 = metrics.affected(FAILURE, before + after)
+    assert p99 == exact(10.2)
+    assert count == 2  # the one at 30 ms before the failure, and the one a ns past the line; not the one on it
+    assert metrics.failover_ns(FAILURE, [Message(0, 990 * MS, 1000 * MS, "secondary")]) == 0
+    # A constant 10 ms before: the line is at exactly 11 ms, and a message on it is not affected.
+    flat = [Message(k, k * MS, k * MS + 10 * MS, "primary") for k in range(100)]
+    on_line = [Message(200, 1000 * MS, 1000 * MS + 10 * MS + metrics.AFFECTED_MARGIN_NS, "secondary")]
+    assert metrics.affected(FAILURE, flat + on_line) == (0, 10.0)
+
+
+def test_across_associations_keeps_the_utilisation_given_and_no_counts_as_none() -> None:
+    one = {"messages_sent": None, "messages_delivered": None, "messages_affected": None, "frames_late": None, "utilisation": 0.1}
+    run = metrics.across_associations({"a": one, "b": dict(one)}, [], 0.7)
+    assert run == {"messages_sent": None, "messages_delivered": None, "messages_affected": None, "frames_late": None,
+                   "utilisation": 0.7}
+    assert metrics.across_associations({}, [], 0.7)["utilisation"] == 0.7
