@@ -86,14 +86,64 @@ def test_only_ok_runs_count(campaign: Path) -> None:
     assert "a no runs" in results["fewer-retransmissions-detect-sooner"].line()
 
 
+# a − b is contradicted (≥ 0) by its 95 % interval but not by its 97.5 % one: Welch's df 4, d 2.5,
+# half-widths 2.27 (95 %) and 2.85 (97.5 %).
+BORDERLINE = (Sample((10.5, 11.5, 12.5)), Sample((8.0, 9.0, 10.0)))
+
+
 def test_contradiction_needs_the_family_wise_confidence() -> None:
     """Two checks: each contradiction must stand at 97.5 %, a hold at 95 %."""
-    a, b = Sample((10.0, 11.0, 12.0)), Sample((8.0, 9.5, 10.5))
+    a, b = BORDERLINE
     at_95 = verdicts.below(verdicts.difference_interval(a, b, 0.95), 0.0)
     at_975 = verdicts.below(verdicts.difference_interval(a, b, 0.975), 0.0)
-    assert (at_95, at_975) == ("inconclusive", "inconclusive")
+    assert (at_95, at_975) == ("contradicted", "inconclusive")
     c = Sample((20.0, 21.0, 22.0))
     assert verdicts.below(verdicts.difference_interval(c, b, 0.975), 0.0) == "contradicted"
+
+
+FAMILY_CLAIMS = """paper: "tests: the family-wise level"
+axes:
+  side: {key: k}
+claims:
+  - id: a-sooner-everywhere
+    says: "a is faster at every load"
+    where: "test"
+    metric: detection_time_ms
+    kind: less
+    a: {side: a}
+    b: {side: b}
+    for_each: [load]
+  - id: a-sooner-at-high-load
+    says: "a is faster at high load"
+    where: "test"
+    metric: detection_time_ms
+    kind: less
+    a: {side: a}
+    b: {side: b}
+    at: {load: high}
+"""
+
+
+def _family_rows(high_a: Sample) -> list[claims.Row]:
+    """At load `high` a's runs are `high_a` against b's BORDERLINE ones; at `low` a is clearly faster."""
+    sides = {("high", "a"): high_a.values, ("high", "b"): BORDERLINE[1].values,
+             ("low", "a"): (1.0, 2.0, 3.0), ("low", "b"): (8.0, 9.0, 10.0)}
+    return [{"param.load": load, "param.k": side, "status": "ok", "detection_time_ms": v}
+            for (load, side), values in sides.items() for v in values]
+
+
+def test_a_claim_of_two_checks_is_contradicted_only_at_the_family_wise_confidence(tmp_path: Path) -> None:
+    """Through `evaluate`: the claim of two checks (for_each load) needs its contradiction at
+    97.5 % (Bonferroni), the same runs as a claim of one check (at: high) at 95 %."""
+    path = tmp_path / "family.claims.yaml"
+    path.write_text(FAMILY_CLAIMS)
+    loaded = claims.load(path)
+    borderline = {r.claim.id: r for r in claims.evaluate(loaded, _family_rows(BORDERLINE[0]), ["k", "load"])}
+    assert [c.verdict for c in borderline["a-sooner-everywhere"].checks] == ["inconclusive", "holds"]
+    assert borderline["a-sooner-everywhere"].verdict == "inconclusive"
+    assert borderline["a-sooner-at-high-load"].verdict == "contradicted"
+    clear = {r.claim.id: r.verdict for r in claims.evaluate(loaded, _family_rows(Sample((20.0, 21.0, 22.0))), ["k", "load"])}
+    assert clear == {"a-sooner-everywhere": "contradicted", "a-sooner-at-high-load": "contradicted"}
 
 
 @pytest.mark.parametrize("path", ERRORS, ids=[p.name for p in ERRORS])
@@ -218,3 +268,80 @@ def test_a_value_swept_but_not_run_yet_is_inconclusive_not_unknown(campaign: Pat
     assert first.verdict == "inconclusive" and "(n 4) vs b" in first.checks[0].figures and "vs b no runs" in first.checks[0].figures
     with pytest.raises(SpecError, match="'two' is not a value of pmr"):
         claims.evaluate(loaded, rows, ["sctp.path_max_retrans"], None, {"sctp.path_max_retrans": ["1", "3"]})
+
+
+SHAPES_AND_THRESHOLDS = """paper: "tests: shapes and thresholds"
+confidence: 0.99
+claims:
+  - {id: two-modes, says: "x", where: "t", metric: detection_time_ms, kind: bimodal, a: {k: a}}
+  - {id: one-mode, says: "x", where: "t", metric: detection_time_ms, kind: unimodal, a: {k: a}}
+  - {id: many-affected, says: "x", where: "t", metric: messages_affected, kind: above, value: 10, a: {k: a}}
+  - {id: few-affected, says: "x", where: "t", metric: messages_affected, kind: below, value: 10, a: {k: a}}
+  - {id: many-affected-at-each, says: "x", where: "t", metric: messages_affected, kind: above, value: 10, for_each: [k]}
+"""
+
+
+def _shape_verdicts(tmp_path: Path, detection: list[float], affected: list[float], other: list[float] | None = None) -> dict[str, str]:
+    """Runs of side a with these figures (and of side b, for the for_each claim, `other`)."""
+    path = tmp_path / "shapes.claims.yaml"
+    path.write_text(SHAPES_AND_THRESHOLDS)
+    rows = [{"param.k": "a", "status": "ok", "detection_time_ms": d, "messages_affected": m} for d, m in zip(detection, affected, strict=True)]
+    rows += [{"param.k": "b", "status": "ok", "detection_time_ms": 0.0, "messages_affected": m} for m in other or [100.0, 101.0]]
+    return {r.claim.id: r.verdict for r in claims.evaluate(claims.load(path), rows, ["k"])}
+
+
+def test_shape_claims_need_enough_runs_to_rule_out_a_mode(tmp_path: Path) -> None:
+    """A mode counts from min_runs (2) runs; one mode is shown only after the runs in which a
+    20 % mode would have shown twice: 22 at 95 %, 31 at the file's 99 %."""
+    enough = claims.runs_to_see(2, 0.2, 0.99)
+    assert (claims.runs_to_see(2, 0.2, 0.95), enough) == (22, 31)
+    one = [100.0 + i for i in range(enough)]
+    flat = [20.0] * enough
+    got = _shape_verdicts(tmp_path, one, flat)
+    assert (got["two-modes"], got["one-mode"]) == ("contradicted", "holds")
+    fewer = _shape_verdicts(tmp_path, one[:-1], flat[:-1])
+    assert (fewer["two-modes"], fewer["one-mode"]) == ("inconclusive", "inconclusive")
+    # Two modes, the smaller of exactly min_runs runs: bimodal.
+    two = _shape_verdicts(tmp_path, [100.0, 101.0, 102.0, 300.0, 301.0], [20.0] * 5)
+    assert (two["two-modes"], two["one-mode"]) == ("holds", "contradicted")
+    # A second group of one run is no mode, but it is not one mode either.
+    stray = _shape_verdicts(tmp_path, [*one, 900.0], [*flat, 20.0])
+    assert (stray["two-modes"], stray["one-mode"]) == ("inconclusive", "inconclusive")
+
+
+def test_threshold_claims_of_a_plain_number(tmp_path: Path) -> None:
+    """messages_affected is a count: its limit is the number as written (no duration), tested at
+    the file's 99 %; with for_each, each contradiction at 99.5 %."""
+    got = _shape_verdicts(tmp_path, [1.0, 2.0, 3.0], [20.0, 21.0, 22.0])
+    assert (got["many-affected"], got["few-affected"]) == ("holds", "contradicted")
+    got = _shape_verdicts(tmp_path, [1.0, 2.0, 3.0], [2.0, 3.0, 4.0])
+    assert (got["many-affected"], got["few-affected"]) == ("contradicted", "holds")
+    got = _shape_verdicts(tmp_path, [1.0, 2.0, 3.0], [5.0, 10.0, 15.0])
+    assert (got["many-affected"], got["few-affected"]) == ("inconclusive", "inconclusive")
+    # Mean 8.4 of six runs: under 10 at 99 % ([6.93, 9.87]) but not at 99.5 % ([6.66, 10.14]).
+    a = Sample((7.4, 8.4, 9.4, 7.4, 8.4, 9.4))
+    assert verdicts.above(verdicts.mean_interval(a, 0.99), 10.0) == "contradicted"
+    assert verdicts.above(verdicts.mean_interval(a, 1 - 0.01 / 2), 10.0) == "inconclusive"
+    each = _shape_verdicts(tmp_path, [1.0] * 6, list(a.values), other=[100.0, 101.0])
+    assert each["many-affected"] == "contradicted" and each["many-affected-at-each"] == "inconclusive"
+
+
+def test_the_figures_are_at_the_files_confidence(tmp_path: Path) -> None:
+    path = tmp_path / "shapes.claims.yaml"
+    path.write_text(SHAPES_AND_THRESHOLDS)
+    rows = [{"param.k": "a", "status": "ok", "detection_time_ms": 1.0, "messages_affected": m} for m in (20.0, 21.0, 22.0)]
+    result = next(r for r in claims.evaluate(claims.load(path), rows, ["k"]) if r.claim.id == "many-affected")
+    assert result.checks[0].figures == f"{Sample((20.0, 21.0, 22.0)).text(1, 0.99)} > 10"
+    assert "± 5.7 (n 3)" in result.checks[0].figures  # t(0.995, 2) = 9.92 × 1/√3
+
+
+@pytest.mark.parametrize("metric, value, expected", [("detection_time_ms", "1.5s", 1500.0), ("detection_time_ms", "250ms", 250.0),
+                                                     ("messages_affected", 10, 10.0), ("utilisation", 0.5, 0.5)])
+def test_a_limit_is_in_the_metrics_unit(metric: str, value: object, expected: float) -> None:
+    assert claims.limit(metric, value) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("value", ["10", True, None])
+def test_a_limit_of_a_count_must_be_a_number(value: object) -> None:
+    with pytest.raises(ValueError, match=r"is not a number; allowed: a number \(e.g. 10\)"):
+        claims.limit("messages_affected", value)

@@ -94,3 +94,73 @@ def test_chunks_outstanding_at_a_timeout_that_go_out_later_are_not_a_timeout() -
     ]
     bursts = expiries._expiry_bursts(sent, [], failed_ns=2500 * ms)
     assert [(b.t_ns // ms, b.earliest_tsn) for b in bursts] == [(2740, 1)]
+
+
+def test_retransmissions_a_sack_let_out_are_not_a_timeout() -> None:
+    """A SACK arriving after the failure (from before it, on the alternate path) opens the
+    window: what the sender retransmits in that instant is no expiry; the same burst without
+    the SACK is one, and so is a later burst no SACK explains."""
+    ms = 1_000_000
+    sent = [
+        expiries._Sent(2490 * ms, "primary", [1]),
+        expiries._Sent(2495 * ms, "primary", [2]),
+        expiries._Sent(2600 * ms, "secondary", [1]),  # 300 µs after a SACK: released by it
+        expiries._Sent(2700 * ms, "secondary", [2]),  # no SACK near: the timer's
+    ]
+    sack = 2600 * ms - 300_000
+    assert [b.t_ns // ms for b in expiries._expiry_bursts(sent, [sack], failed_ns=2500 * ms)] == [2700]
+    assert [b.t_ns // ms for b in expiries._expiry_bursts(sent, [], failed_ns=2500 * ms)] == [2600]
+    # A SACK just after the retransmission explains nothing.
+    assert [b.t_ns // ms for b in expiries._expiry_bursts(sent, [2600 * ms + 1], failed_ns=2500 * ms)] == [2600]
+
+
+def test_the_first_timer_starts_at_the_last_sack_on_the_failed_path_before_the_failure() -> None:
+    """A SACK restarts the running T3-rtx timer: the first expiry counts from the last SACK that
+    reached the sender on the failed path before the failure, when later than the lost chunk's
+    send; a SACK on the other path, or after the failure, does not count."""
+    ms = 1_000_000
+    sent = [expiries._Sent(2400 * ms, "primary", [1]), expiries._Sent(2800 * ms, "secondary", [1])]
+    burst = expiries._Burst(2800 * ms, 1)
+    sacks = [(2410 * ms, "primary"), (2450 * ms, "primary"), (2470 * ms, "secondary"), (2510 * ms, "primary")]
+    assert expiries._first_start(sent, sacks, "primary", 2500 * ms, burst) == 2450 * ms
+    assert expiries._first_start(sent, [(2300 * ms, "primary")], "primary", 2500 * ms, burst) == 2400 * ms
+    assert expiries._first_start(sent, [], "primary", 2500 * ms, burst) == 2400 * ms
+
+
+def test_the_burst_rules_at_their_edges() -> None:
+    """Each rule of _expiry_bursts at the nanosecond where it turns (virtual time makes ties real)."""
+    ms, us = 1_000_000, 1_000
+
+    def times(sent: list[expiries._Sent], sacks: list[int] | None = None) -> list[float]:
+        return [b.t_ns / ms for b in expiries._expiry_bursts(sent, sacks or [], failed_ns=2500 * ms)]
+
+    first = [expiries._Sent(2400 * ms, "primary", [1]), expiries._Sent(2450 * ms, "primary", [2])]
+    # Before the failure a retransmission is no expiry; at its very instant it is.
+    assert times([*first, expiries._Sent(2499 * ms, "secondary", [1])]) == []
+    assert times([*first, expiries._Sent(2500 * ms, "secondary", [1])]) == [2500]
+    # A SACK in the same nanosecond releases; one a whole SAME_INSTANT_NS earlier does not.
+    retransmit = [*first, expiries._Sent(2600 * ms, "secondary", [1])]
+    assert times(retransmit, [2600 * ms]) == []
+    assert times(retransmit, [2600 * ms - expiries.SAME_INSTANT_NS]) == [2600]
+    # Within one instant of a burst, a retransmission of a chunk sent in that instant is the same
+    # burst; SAME_INSTANT_NS later it is the next one.
+    burst = [*first, expiries._Sent(2700 * ms - 5 * us, "primary", [3]), expiries._Sent(2700 * ms, "secondary", [1])]
+    assert times([*burst, expiries._Sent(2700 * ms + 500 * us, "secondary", [3])]) == [2700]
+    assert times([*burst, expiries._Sent(2701 * ms, "secondary", [3])]) == [2700, 2701]
+    # Sent ACROSS_PATHS_NS before the burst is still sent in its instant (not marked by it).
+    edge = [*first, expiries._Sent(2700 * ms - expiries.ACROSS_PATHS_NS, "primary", [3]),
+            expiries._Sent(2700 * ms, "secondary", [1]), expiries._Sent(2900 * ms, "secondary", [3])]
+    assert times(edge) == [2700, 2900]
+    # A chunk marked by a timeout that goes out later is skipped, and the bursts after it still count.
+    marked = [*first, expiries._Sent(2700 * ms, "secondary", [1]), expiries._Sent(2710 * ms, "secondary", [2]),
+              expiries._Sent(2720 * ms, "primary", [4]), expiries._Sent(3120 * ms, "secondary", [4])]
+    assert times(marked) == [2700, 3120]
+
+
+def test_a_sack_at_the_failures_instant_and_a_send_at_the_edge_of_an_expiry() -> None:
+    ms = 1_000_000
+    sent = [expiries._Sent(2400 * ms, "primary", [1]), expiries._Sent(2800 * ms, "secondary", [1]),
+            expiries._Sent(2800 * ms - expiries.ACROSS_PATHS_NS, "primary", [2])]
+    burst = expiries._Burst(2800 * ms, 1)
+    assert expiries._first_start(sent, [(2500 * ms, "primary")], "primary", 2500 * ms, burst) == 2400 * ms
+    assert expiries._next_send(sorted(sent, key=lambda s: s.t_ns), "primary", 2800 * ms) == 2800 * ms - expiries.ACROSS_PATHS_NS

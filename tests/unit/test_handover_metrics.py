@@ -165,3 +165,17 @@ def test_delivered_share_per_path() -> None:
     messages = _messages(switch_at_ms=3000) + [Message(999, 0, None, None)]
     assert handover.delivered_share(messages) == pytest.approx({"primary": 0.5, "secondary": 0.5})
     assert handover.delivered_share([]) == {}
+
+
+def test_path_switches_count_primary_changes_not_every_handover() -> None:
+    """A ping-pong move that sets no primary is a handover (it has a delay and a window) but no
+    path switch: two handovers, one change of the primary."""
+    decided = [Decision(3000 * MS, "secondary", "policy"),
+               Decision(4000 * MS, "third", "pingpong", away="secondary", changes_primary=False)]
+    switches = handover.switches("primary", decided, _messages())
+    changes = handover.primary_changes("primary", decided)
+    assert [(s.from_path, s.to) for s in switches] == [("primary", "secondary"), ("secondary", "third")]
+    assert changes == [(3000 * MS, "secondary")]
+    m = handover.handover_metrics(switches, len(changes))
+    assert m["path_switches"] == 1
+    assert m["handover_delay_max_ms"] == pytest.approx(10.0)  # the move's delay is None: nothing arrives on third

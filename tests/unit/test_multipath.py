@@ -101,6 +101,24 @@ def test_holb_is_the_wait_for_an_earlier_message_of_the_same_stream() -> None:
     assert m["reordered_share"] == pytest.approx(4 / 6)
 
 
+def test_holb_p99_is_the_99th_percentile_of_the_waits_not_their_middle() -> None:
+    """98 messages that never wait and two that wait 50 and 100 ms: the p99 lies between those
+    two, at rank 0.99 × 99 = 98.01 (linear interpolation): 50 + 0.01 × 50 = 50.5 ms."""
+    waits = [0] * 98 + [50 * MS, 100 * MS]
+    m = multipath.holb_metrics(waits, [_a(0, 0, 0)])
+    assert m["holb_p99_ms"] == pytest.approx(50.5)
+    assert m["holb_mean_ms"] == pytest.approx(1.5) and m["holb_share"] == pytest.approx(0.02)
+
+
+def test_messages_captured_in_one_instant_are_not_reordered() -> None:
+    """Two messages bundled in one packet arrive together: a tie is no reordering, nor a wait."""
+    arrived = [_a(0, 0, 10), _a(1, 0, 10), _a(2, 0, 20), _a(3, 0, 20)]
+    assert multipath.reordered_share(arrived) == 0.0
+    assert multipath.holb_ns(arrived) == {0: 0, 1: 0, 2: 0, 3: 0}
+    assert multipath.reordered_share([_a(0, 0, 10), _a(1, 0, 9), _a(2, 0, 10)]) == pytest.approx(1 / 3)
+    assert multipath.reordered_share([]) is None
+
+
 def test_no_capture_means_no_holb_figures() -> None:
     assert multipath.holb_metrics([], None) == dict.fromkeys(multipath.METRIC_KEYS)
 

@@ -20,6 +20,8 @@ TEXTS = [
     "delay-centric:guard=1000-4000", "delay-centric:guard=4000-1000", "delay-centric:guard=1000", "delay-centric:guard=-5",
     "delay-centric:guard=3600001", "delay-centric:guard_hb=20", "delay-centric:guard_hb=1.5", "delay-centric:seed=18446744073709551615",
     "delay-centric:seed=18446744073709551616", "delay-centric:hz=0", "delay-centric:hz=1000",
+    "delay-centric:hz=1", "delay-centric:hz=100000", "delay-centric:hz=100001", "delay-centric:guard_hb=3600000",
+    "delay-centric:guard_hb=3600001",
     "predictive:form=modified,threshold=70", "predictive:form=new", "predictive:threshold=-1",
     "predictive:short=0.2", "predictive:short=0.1,long=0.5", "predictive:short=0.5,long=0.5", "predictive:long=0",
     "predictive:short=1.5", "rtt-ratio:alpha_c=3,alpha_a=9", "rtt-ratio:alpha_c=0.5", "rtt-ratio:beta=1000",

@@ -21,6 +21,7 @@ from sctpbench import cli
 from sctpbench.campaign import compare, expand, table
 from sctpbench.campaign import spec as campaign_spec
 from sctpbench.results import backend, events, folders, jsonfile, summary, version
+from sctpbench.results import campaign as results_campaign
 from sctpbench.telemetry import server
 from tests.support.telemetry import local_influxd
 
@@ -63,10 +64,13 @@ def test_a_format_1_folder_is_recognised_and_upgraded_on_load(session: Path, cam
 
 
 def test_report_opens_format_1_folders(session: Path, campaign: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for folder in (session, session / "run-001", campaign):
+    # A figure only summary.json holds: run-001's failover time, and a campaign run's (through its table).
+    shown = {session: "<td class=num>207.25</td>", session / "run-001": "<td class=num>207.25</td>",
+             campaign: "<td class=num>138.27</td>"}
+    for folder, figure in shown.items():
         assert cli.main(["report", str(folder)]) == 0
         page = (folder / "report.html").read_text()
-        assert "failover" in page
+        assert "failover" in page and figure in page, folder
     assert not list(session.rglob(version.MARKER))  # loading writes nothing into the folder
 
 
@@ -93,6 +97,13 @@ def test_today_marks_every_folder_it_creates(tmp_path: Path) -> None:
         folder.mkdir()
         version.mark(folder, kind)
         assert version.of(folder) == version.Format(version.FORMAT, kind)
+
+
+def test_a_campaign_folder_is_marked_when_its_campaign_json_is_written(tmp_path: Path) -> None:
+    """Not recognised by its files as format 1: marked as today's format by the code that makes it."""
+    results_campaign.write_info(tmp_path, {"name": "c"})
+    assert (tmp_path / version.MARKER).exists()
+    assert version.of(tmp_path) == version.Format(version.FORMAT, "campaign")
 
 
 def test_a_newer_format_is_refused_naming_the_file(tmp_path: Path) -> None:
