@@ -26,20 +26,10 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-# Tests that count sctpbench's guests of given run ids: a run of the same plan (the same
-# content-derived id) in another test of the same suite would be counted too, so they never
-# run beside one another or beside the tests that run those plans (scripts/test, xdist).
-GUEST_CENSUS = "guest/test_mininet.py guest/test_campaign.py guest/test_distributed.py guest/test_teardown.py".split()
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        where = item.path.resolve().relative_to(TESTS)
-        if where.parts[0] in ON_A_GUEST:
+        if item.path.resolve().relative_to(TESTS).parts[0] in ON_A_GUEST:
             item.add_marker(pytest.mark.guest)
-        # With `-n N --dist loadgroup` (scripts/test) a file's tests stay on one worker (its
-        # module fixtures run once), and the guest census's files share one.
-        item.add_marker(pytest.mark.xdist_group("guest-census" if where.as_posix() in GUEST_CENSUS else where.as_posix()))
     backend, why = capabilities.choose_backend("auto")
     agent = capabilities.agent()
     reason = why if backend is None else ("" if agent.ok else agent.detail)
