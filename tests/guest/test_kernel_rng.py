@@ -54,6 +54,7 @@ class Draws:
     secondary_heartbeats_ns: tuple[int, ...]  # the client's HEARTBEATs on the idle secondary
     tags: tuple[tuple[int, int], ...]  # (vtag, initial TSN) of INIT and INIT-ACK: the client's first TSN, its tag
     rng: str  # guest.json's account of the kernel's seeding
+    seed: int  # the run's seed
 
     @property
     def delayed_by_loss(self) -> list[int]:
@@ -76,18 +77,36 @@ def _draws(tmp_path: Path, seed: int, name: str) -> Draws:
     tags = [(p.vtag, c.initial_tsn or 0) for p in captures.read(run_dir / "captures/primary-client.pcap")
             for c in p.chunks if c.type in (INIT, INIT_ACK)]
     return Draws(tuple(r.t_rx_ns - r.t_gen_ns for r in server.rx), tuple(heartbeats), tuple(tags),
-                 json.loads((run_dir / "guest.json").read_text())["rng"])
+                 json.loads((run_dir / "guest.json").read_text())["rng"], seed)
+
+
+# Which seed loses what depends on when the kernel draws, which the run's timing before t0
+# moves (the checkout's folder, a change of sctpbench's set-up: docs/clocks.md): with 10 % loss
+# both ways some seeds lose the handshake on the primary and run on the clean path alone. The
+# first of these seeds whose run exercises every draw (loss, heartbeats, tags) is the one run twice.
+SEEDS = range(7, 15)
+
+
+def _exercised(d: Draws) -> bool:
+    return (len(d.latencies_ns) == 150 and sum(lat > 50_000_000 for lat in d.latencies_ns) >= 3
+            and len(d.secondary_heartbeats_ns) >= 4 and len(d.tags) == 2)
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Draws]:
     folder = tmp_path_factory.mktemp("rng")
-    return {"first": _draws(folder, 7, "first"), "again": _draws(folder, 7, "again"), "other": _draws(folder, 10, "other")}
+    tried: dict[int, Draws] = {}
+    for seed in SEEDS:
+        tried[seed] = _draws(folder, seed, f"first-{seed}")
+        if _exercised(tried[seed]):
+            return {"first": tried[seed], "again": _draws(folder, seed, "again"), "other": _draws(folder, seed + 100, "other")}
+    pytest.fail(f"no seed of {SEEDS} exercised every draw: {tried}")
 
 
 def test_the_kernel_is_given_the_runs_seed(runs: dict[str, Draws]) -> None:
-    assert runs["first"].rng.startswith("seeded: random.seed=0000000000000007 "), runs["first"].rng
-    assert runs["other"].rng.startswith("seeded: random.seed=000000000000000a "), runs["other"].rng
+    for run in runs.values():
+        assert run.rng.startswith(f"seeded: random.seed={run.seed:016x} "), run.rng
+    assert runs["first"].seed == runs["again"].seed != runs["other"].seed
 
 
 def test_the_same_seed_draws_the_same(runs: dict[str, Draws]) -> None:

@@ -220,7 +220,10 @@ while :; do sleep 1; done
 """
 
 
-def test_a_failed_up_says_which_guest_and_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_up_says_which_guest_and_leaves_nothing(tmp_path_factory: pytest.TempPathFactory,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # A short folder: the lab's unix sockets must fit (state.SOCKET_PATH_MAX), also under a test runner's worker folder.
+    tmp_path = tmp_path_factory.mktemp("lab")
     init = tmp_path / "init.sh"
     init.write_text(FAILING_INIT)
     init.chmod(0o755)
