@@ -9,11 +9,12 @@ gap ack blocks. TSNs count from the client's initial TSN (its INIT's), which is 
 Runs of consecutive TSNs are written as ranges to keep the fixture small.
 
 Regenerate the fixture (one guest run, a minute or two) with the kernel built from the tree
-before kernel/patches/0003 (the cached build keyed bc371c8713ef6b4a, that is
-`git checkout d60dd0f~1 -- kernel scripts/build-kernel` in a scratch copy and
-scripts/build-kernel there, or the cache folder as is):
+before kernel/patches/0003 (`git checkout d60dd0f~1 -- kernel scripts/build-kernel` in a scratch
+copy and scripts/build-kernel there; on linux-source-6.1 6.1.192-3 its key is 0b5bf850457f1a7c)
+whenever sctpbench's set-up before t0 or the kernel source changes, as either moves how many
+chunks fit before the switch (2026-11-29: 1,679 → 1,681 on path one, on both kernels alike):
 
-    .venv/bin/python -m tests.support.sack_exchange ~/.cache/sctpbench/kernel/bc371c8713ef6b4a
+    .venv/bin/python -m tests.support.sack_exchange ~/.cache/sctpbench/kernel/0b5bf850457f1a7c
 
 It runs SWITCH with the variants unset on that kernel (SCTPBENCH_UML_KERNEL) and writes
 FIXTURE; tests/guest/test_handover_variants.py runs the same experiment on the current
