@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from sctpbench.backends.uml.timetravel import MESSAGE, TOD_FILE, Calendar, Op, take_time_of_day
+from sctpbench.backends.uml.time_of_day import take as take_time_of_day
+from sctpbench.backends.uml.timetravel import MESSAGE, TOD_FILE, Calendar, Op
 
 MS = 1_000_000
 

@@ -33,7 +33,7 @@ from sctpbench.backends import phases, stops
 from sctpbench.backends.netns import inside
 from sctpbench.backends.netns import render as netns_render
 from sctpbench.backends.netns.render import NsCommand
-from sctpbench.backends.uml import timetravel
+from sctpbench.backends.uml import time_of_day
 from sctpbench.model import sctp_params
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, Process, TimedAction
@@ -364,7 +364,7 @@ class NetnsEngine:
             self.sessions[tool, host] = BatchSession(tool, ns, self._open(f"{tool}-{ns}.log"), self.now)
         t0 = self.share.start_processes(self)
         # A paced guest's realtime fell behind the host's by the calendar's rebases so far.
-        timetravel.take_time_of_day(self.run_dir / timetravel.TOD_FILE)
+        time_of_day.take(self.run_dir / time_of_day.TOD_FILE)
         # The wall-clock time of t0 lets telemetry stamp points with real time, the same
         # way live and when pushed later (a UML guest's wall clock is the host's).
         results_backend.write(self.run_dir, {"ok": None, "t0_ns": t0, "t0_realtime_ns": self.share.realtime_of(t0)})

@@ -34,7 +34,7 @@ it once, at boot, and from then on its realtime is that answer plus its virtual 
 later rebase would leave the guest's time of day behind the host's by what it moved (seconds,
 most of it the boot's). So the calendar writes the time of day it owes the guest (the sum of
 the rebases since its GET_TOD) to `tod_path`, a file in the run folder, and the guest takes
-it once its run is set up (take_time_of_day(), just before t0): it renames the file away,
+it once its run is set up (time_of_day.take(), just before t0): it renames the file away,
 which tells the calendar, and steps its realtime clock by that much. From then on the
 calendar no longer rebases (the guest's time of day could not follow): a guest that falls
 behind the wall clock catches up, running free, and its realtime stays the host's time of
@@ -50,7 +50,6 @@ every link: a guest's next read then returns nothing and it panics instead of wa
 
 from __future__ import annotations
 
-import ctypes
 import enum
 import select
 import selectors
@@ -62,9 +61,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sctpbench.backends.uml import time_of_day
+
 MESSAGE = struct.Struct("=IIQ")  # op, seq, time: the kernel's struct um_timetravel_msg
-# In the run folder: the time of day the calendar owes the guest (take_time_of_day()).
-TOD_FILE = ".time-of-day-owed"
+# In the run folder: the time of day the calendar owes the guest (time_of_day.take).
+TOD_FILE = time_of_day.TOD_FILE
 # time_travel_set_time() panics at S64_MAX: a sleep "forever" asks for it or just below.
 FOREVER = 2**63 - 1
 
@@ -436,46 +437,3 @@ class Calendar:
     def _next_seq(guest: Guest) -> int:
         guest.seq = (guest.seq + 1) & 0xFFFFFFFF
         return guest.seq
-
-
-# -- the guest's side ----------------------------------------------------------------
-
-ADJ_SETOFFSET = 0x0100
-ADJ_NANO = 0x2000
-
-
-class _Timeval(ctypes.Structure):
-    _fields_ = [("tv_sec", ctypes.c_long), ("tv_usec", ctypes.c_long)]
-
-
-class _Timex(ctypes.Structure):
-    """The kernel's struct timex (adjtimex(2)), as far as ADJ_SETOFFSET needs it, then its padding."""
-
-    _fields_ = [("modes", ctypes.c_uint), ("offset", ctypes.c_long), ("freq", ctypes.c_long),
-                ("maxerror", ctypes.c_long), ("esterror", ctypes.c_long), ("status", ctypes.c_int),
-                ("constant", ctypes.c_long), ("precision", ctypes.c_long), ("tolerance", ctypes.c_long),
-                ("time", _Timeval), ("tick", ctypes.c_long), ("ppsfreq", ctypes.c_long), ("jitter", ctypes.c_long),
-                ("shift", ctypes.c_int), ("stabil", ctypes.c_long), ("jitcnt", ctypes.c_long),
-                ("calcnt", ctypes.c_long), ("errcnt", ctypes.c_long), ("stbcnt", ctypes.c_long),
-                ("tai", ctypes.c_int), ("padding", ctypes.c_int * 11)]
-
-
-def take_time_of_day(tod_path: Path) -> int | None:
-    """In the guest: step the realtime clock by the time of day the calendar owes it (see
-    the module's docstring) and return the step; None where no such file is (not a uml guest).
-
-    A relative step (ADJ_SETOFFSET), exact to the ns, rather than reading the clock and
-    setting it, which would lose the time between the two and the whole µs it starts on.
-    """
-    taken = tod_path.with_name(tod_path.name + ".taken")
-    try:
-        tod_path.rename(taken)
-    except FileNotFoundError:
-        return None
-    owed = int(taken.read_text())
-    taken.unlink()
-    step = _Timex(modes=ADJ_SETOFFSET | ADJ_NANO, time=_Timeval(owed // 1_000_000_000, owed % 1_000_000_000))
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.adjtimex(ctypes.byref(step)) < 0:
-        raise OSError(ctypes.get_errno(), f"cannot step the guest's realtime clock by {owed} ns")
-    return owed
