@@ -53,12 +53,26 @@ GO = "go"
 # t0 is set this far ahead of "everything ready" so the start command reaches the client
 # before the first message is due.
 T0_LEAD_NS = 300_000_000
+# t0 falls on the kernel's tick: Linux aligns its jiffies to multiples of TICK_NSEC of
+# CLOCK_MONOTONIC (tick_init_jiffy_update), so a t0 on that grid puts every message of the
+# schedule at the same phase against the SCTP timers whatever the set-up before it cost
+# (on virtual time each clock read costs 256 ns, so a leaner set-up or a longer checkout path
+# moved t0 within the tick and timer-driven figures by up to 1 ms).
+TICK_NS = 1_000_000
+# The processes start on a grid too, so the association comes up, and its heartbeat and
+# capture timers run, at the same phase against t0 however long the guest's set-up took.
+START_GRID_NS = 10_000_000
 # The kernel-wide socket buffer sysctls kernel.json records, as `sysctl KEY` prints them.
 KERNEL_WIDE_READ_BACK = ("net.sctp.sctp_rmem", "net.sctp.sctp_wmem", "net.core.rmem_default", "net.core.wmem_default")
 
 
 def _now() -> int:
     return time.monotonic_ns()
+
+
+def on_tick(t: int, grid: int = TICK_NS) -> int:
+    """The first point of a grid (by default the guest kernel's 1 ms ticks) at or after t, in CLOCK_MONOTONIC ns."""
+    return -(-t // grid) * grid
 
 
 def _realtime_at(monotonic_ns: int) -> int:
@@ -254,10 +268,11 @@ class WholePlan:
 
     def start_processes(self, engine: NetnsEngine) -> int:
         """Every process, each once the one before is ready."""
+        sleep_until(on_tick(self.now(), START_GRID_NS), self.now)
         for p in engine.plan.processes:
             engine.start_process(p)
         engine.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
-        return self.now() + T0_LEAD_NS
+        return on_tick(self.now() + T0_LEAD_NS)
 
     def wait_for_peers(self, engine: NetnsEngine, t0: int) -> None:
         pass  # every peer is on this kernel: the engine waited for it
@@ -358,6 +373,7 @@ class NetnsEngine:
     # ------------------------------------------------------------------ run
 
     def run(self) -> None:
+        inside.exact_timers()
         timeline = self.share.timeline(self.plan)
         for tool, host in sorted({(t.commands[0].tool, host) for t in timeline if t.commands for host, _ in t.confirm}):
             ns = netns_render.namespace(self.plan, host)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 static volatile sig_atomic_t terminated;
 static sigset_t sleep_mask; /* the mask in force while sleeping */
@@ -19,6 +20,12 @@ int waiting_init(void)
 {
 	struct sigaction sa;
 	sigset_t block;
+
+	/* A wake-up may otherwise come up to 50 µs (the default timer slack) after its
+	 * deadline, when the kernel coalesces it with another timer: a message then left
+	 * late by however the other timers of the run happened to fall. */
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) != 0)
+		return -1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
