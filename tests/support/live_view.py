@@ -58,6 +58,33 @@ return 'no select ' + label;
 """
 
 
+# The page at one instant (a script runs between two websocket messages, never inside one):
+# each status line as the browser test reads it, and the points each panel's glyph holds in
+# the browser's Bokeh document (its data source named "sb-source:" + the panel's title).
+SHOWN = _DEEP + """
+const statuses = found.map((e) => ({panel: e.dataset.panel, points: Number(e.dataset.points),
+                                    newest: e.dataset.newest || null}));
+const drawn = {};
+for (const doc of (window.Bokeh ? window.Bokeh.documents : [])) {
+  const models = doc._all_models instanceof Map ? [...doc._all_models.values()] : [...doc.all_models];
+  for (const m of models) {
+    if (!m.name || !m.name.startsWith('sb-source:')) continue;
+    const data = m.data instanceof Map ? Object.fromEntries(m.data) : m.data;
+    const sum = (xs) => [...xs].reduce((a, b) => a + b, 0);
+    drawn[m.name.slice('sb-source:'.length)] = 'n' in data ? sum(data.n) : 'ys' in data ? sum([...data.ys].map((ys) => ys.length))
+      : 'top' in data ? sum(data.top) : data.y.length;
+  }
+}
+return {statuses, drawn};
+"""
+
+
+def shown(driver: Any) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """The status lines (title → points, newest) and the points each panel's glyph holds, read at one instant."""
+    page = driver.execute_script(SHOWN, ".sb-status")
+    return {s["panel"]: s for s in page["statuses"]}, {k: int(v) for k, v in page["drawn"].items()}
+
+
 def require_browser() -> None:
     """Skip (or fail under SCTPBENCH_REQUIRE_GUEST=1) where chromium or chromedriver is missing."""
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
