@@ -58,6 +58,8 @@ TICK_S = 0.2
 # How far behind a panel's newest point each read starts again: points InfluxDB gets late (a
 # batch the writer sent after newer ones) are drawn at the next read; later ones at the refresh.
 LOOKBACK_NS = 2_000_000_000
+# Room on the time axis past a run's newest point, as a share of its window.
+HEADROOM = 0.15
 # The reads' open end: points stamped a little ahead of the view's clock still count.
 AHEAD_NS = 60_000_000_000
 
@@ -197,12 +199,21 @@ class _Drawn:
 class _Box:
     """A panel's frame: its title, the drawing, the status line."""
 
+    FOLDED = {"height": "0px", "overflow": "hidden"}
+    # Said, not left out: the browser keeps an inline style that a new `styles` no longer names.
+    OPEN = {"height": "auto", "overflow": "visible"}
+
     def __init__(self, panel: Panel, body: Any, legend: Any = None) -> None:
         self.panel = panel
         self.status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5))
         title = pn.pane.HTML(f"<b>{html.escape(panel.title)}</b>", margin=(0, 5), sizing_mode="stretch_width")
-        self.title, self.body = title, [body] if legend is None else [legend, body]
-        self.layout = pn.Column(title, self.status, width=panel.width * GRID_COLUMN_PX,
+        # Nothing to draw for this selection: the frame folds to its title and the reason, the
+        # drawing kept in the page at its size, clipped to nothing. Taken out of the page, each
+        # figure was built again when a run brought it data (the page stood still 20 s and more
+        # at load 9); hidden (`visible`), a figure first drawn hidden stayed blank once shown.
+        self.body = pn.Column(*([body] if legend is None else [legend, body]), sizing_mode="stretch_width",
+                              styles=dict(self.FOLDED), margin=0)
+        self.layout = pn.Column(title, self.body, self.status, width=panel.width * GRID_COLUMN_PX,
                                 styles={"border": "1px solid #ddd", "border-radius": "4px"}, margin=4)
         self.said = ""
 
@@ -210,12 +221,9 @@ class _Box:
         status = _status(self.panel, shown)
         if status != self.said:
             self.status.object = self.said = status
-        # Nothing to draw for this selection: the frame folds to its title and the reason.
-        # By its children, not the body's `visible`: a Bokeh figure first drawn hidden stayed
-        # blank (and broke the rest of its refresh's message) once shown.
-        objects = [self.title, *self.body, self.status] if shown.points or shown.error else [self.title, self.status]
-        if len(self.layout.objects) != len(objects):
-            self.layout.objects = objects
+        styles = dict(self.OPEN) if shown.points or shown.error else dict(self.FOLDED)
+        if self.body.styles != styles:
+            self.body.styles = styles
 
 
 class _Marks:
@@ -232,10 +240,13 @@ class _Marks:
 
 
 def _follow(fig: Any, span: evaluate.Window) -> None:
-    """The time axis on the window; sent only when it moved."""
+    """The time axis on the window, with room ahead for a live run's next points: it moves
+    when the run reaches its end (every few seconds), not at every read, each move a new
+    drawing of every plot in the browser."""
     start, end = _ms(span.start_ns), _ms(span.end_ns)
-    if (fig.x_range.start, fig.x_range.end) != (start, end):
-        fig.x_range.start, fig.x_range.end = start, end
+    ahead = HEADROOM * (end - start)
+    if fig.x_range.start != start or not end <= fig.x_range.end <= end + ahead:
+        fig.x_range.start, fig.x_range.end = start, end + ahead
 
 
 class _Legend:

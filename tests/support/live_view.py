@@ -36,8 +36,12 @@ const walk = (root) => {
 };
 walk(document);
 """
+# How tall a panel's drawing is on the page: the element before its status line in the
+# panel's frame (0 when the panel is folded to its title and reason).
+_HEIGHT = "(e) => { const body = e.getRootNode().host?.previousElementSibling; return body ? body.getBoundingClientRect().height : null; }"
 STATUS = _DEEP + """
-return found.map((e) => ({panel: e.dataset.panel, points: Number(e.dataset.points),
+const height = """ + _HEIGHT + """;
+return found.map((e) => ({panel: e.dataset.panel, points: Number(e.dataset.points), height: height(e),
                           error: e.classList.contains('sb-error') ? e.textContent : '', newest: e.dataset.newest || null,
                           series: (e.dataset.series || '').split('|').filter((s) => s),
                           marks: e.dataset.marks === undefined ? null : Number(e.dataset.marks), text: e.textContent}));
@@ -106,6 +110,9 @@ def browser(profile: Path) -> Iterator[Any]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    # A reading waits for the page's work in hand: on a busy machine the browser's share of
+    # the CPU makes that tens of seconds (selenium's own limit is 30 s).
+    driver.set_script_timeout(300)
     try:
         yield driver
     finally:

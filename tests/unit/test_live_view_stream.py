@@ -103,6 +103,6 @@ def test_legends_are_beside_the_data_not_on_it() -> None:
         view, _ = _view(panel)
         view.show(_data(panel, _run(500)), [], SPAN, SPAN)
         assert not view.fig.legend  # no Bokeh legend inside (or beside) the plot area
-        assert view.box.layout.objects[1] is view.legend.pane
+        assert view.box.body.objects[0] is view.legend.pane
         assert [s.split("</span> ")[1].split("<")[0] for s in view.legend.pane.object.split('class="sb-legend-item"')[1:]] == \
             ["main a", "main b"]
