@@ -118,7 +118,11 @@ def _newest(data: evaluate.PanelData) -> int | None:
 def _figure(panel: Panel, **kwargs: Any) -> Any:
     options: dict[str, Any] = {"height": panel.height * GRID_ROW_PX, "sizing_mode": "stretch_width",
                                "toolbar_location": None, "tools": ""} | kwargs
-    return figure(**options)
+    fig = figure(**options)
+    if options.get("x_axis_type") == "datetime":
+        # A time label per 150 pixels or so: a third-width panel's labels ran into each other.
+        fig.xaxis.ticker.desired_num_ticks = max(3, panel.width // 3)
+    return fig
 
 
 def _source(panel: Panel, columns: list[str]) -> ColumnDataSource:
