@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, DataRange1d, FactorRange, HoverTool, Range1d
+from bokeh.models import ColumnDataSource, DataRange1d, DatetimeTicker, FactorRange, HoverTool, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 from tornado.websocket import WebSocketClosedError
@@ -121,7 +121,7 @@ def _figure(panel: Panel, **kwargs: Any) -> Any:
     fig = figure(**options)
     if options.get("x_axis_type") == "datetime":
         # A time label per 150 pixels or so: a third-width panel's labels ran into each other.
-        fig.xaxis.ticker.desired_num_ticks = max(3, panel.width // 3)
+        fig.xaxis.ticker = DatetimeTicker(desired_num_ticks=max(3, panel.width // 3))
     return fig
 
 
