@@ -57,11 +57,14 @@ def refresh_seconds(refresh: str) -> float:
 TICK_S = 0.2
 # How far behind a panel's newest point each read starts again: points InfluxDB gets late (a
 # batch the writer sent after newer ones) are drawn at the next read; later ones at the refresh.
-LOOKBACK_NS = 2_000_000_000
+LOOKBACK_NS = 1_000_000_000
 # Room on the time axis past a run's newest point, as a share of its window.
 HEADROOM = 0.15
-# The reads' open end: points stamped a little ahead of the view's clock still count.
-AHEAD_NS = 60_000_000_000
+# How far past the window's end (the newest message and a second) a read looks: a query that
+# fills gaps with the previous value (the path states) returns a row per interval up to its
+# end, so an open end cost thousands of rows per read. A run further ahead than this is caught
+# up with at this pace per read.
+AHEAD_NS = 2_000_000_000
 
 
 class PanelView(Protocol):
@@ -594,6 +597,7 @@ class LiveDashboard:
         self.span: evaluate.Window | None = None
         self.run: tuple[str, str] | None = None  # (campaign, run) the window shows
         self.next_refresh = 0.0
+        self.resume = 0.0  # no read before then (see tick)
         self.widgets = {v.name: pn.widgets.Select(name=v.label, options=[evaluate.ALL], value=evaluate.ALL, width=220)
                         for v in dashboard.variables}
         for w in self.widgets.values():
@@ -628,10 +632,16 @@ class LiveDashboard:
                     w.value = evaluate.ALL
 
     def tick(self) -> None:
-        if self.span is None or time.monotonic() >= self.next_refresh:
+        began = time.monotonic()
+        if began < self.resume:
+            return
+        if self.span is None or began >= self.next_refresh:
             self.refresh()
         else:
             self.follow()
+        # At most half the wall clock in reads: on a starved CPU a read takes longer than the
+        # tick, and back-to-back reads would leave the server no time to send what they found.
+        self.resume = time.monotonic() + (time.monotonic() - began)
 
     def refresh(self) -> None:
         """Every panel and variable read whole."""
@@ -662,7 +672,7 @@ class LiveDashboard:
         if self.run is None:  # nothing written yet: the refresh looks again
             return
         live = [v for v in self.views if v.live]
-        end = time.time_ns() + AHEAD_NS
+        end = self.span.end_ns + AHEAD_NS
         asks = [(v.panel, v.since(self.span, end)) for v in live]
         try:
             tail = evaluate.tail(self.source.target, asks, self.dashboard.annotations, self.selection(),
