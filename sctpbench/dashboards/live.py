@@ -3,9 +3,11 @@
 `sctpbench dashboards serve` serves it on 127.0.0.1 with Panel (Bokeh server, BSD). Each
 browser session gets its own LiveDashboard: the variables as select widgets in a sidebar, one
 view per panel of the dashboard (timeseries, state timeline, histogram, bar chart, table,
-stat), the annotations as vertical marks on the time axes. Every refresh (the dashboard's
-interval) runs the panels' InfluxQL here, in the server, through telemetry/influx.py with the
-credentials `run` uses; the browser receives only the numbers drawn, over Bokeh's websocket.
+stat), the annotations as vertical marks on the time axes. Every 0.2 s one request asks for
+the run's new points and each plot gets them streamed; every refresh (the dashboard's
+interval) reads every panel whole. The InfluxQL runs here, in the server, through
+telemetry/influx.py with the credentials `run` uses; the browser receives only the numbers
+drawn, over Bokeh's websocket, and only what changed.
 
 Nothing is loaded from outside the machine: Bokeh's and Panel's scripts come from this
 server (Panel's "server" resources), and no template (the fast ones fetch web fonts) is used.
@@ -635,9 +637,9 @@ class LiveDashboard:
         began = time.monotonic()
         if began < self.resume:
             return
-        if self.span is None or began >= self.next_refresh:
+        if began >= self.next_refresh:
             self.refresh()
-        else:
+        elif self.span is not None:  # None: InfluxDB has not answered yet; the refresh tries again
             self.follow()
         # At most half the wall clock in reads: on a starved CPU a read takes longer than the
         # tick, and back-to-back reads would leave the server no time to send what they found.
