@@ -1,7 +1,7 @@
 """The live view during a real paced failover run: its lag from a message's delivery to the
 point on screen, its CPU cost, and screenshots.
 
-    .venv/bin/python bench/live_view.py [--out DIR] [--refresh 1s] [--experiment examples/failover.yaml]
+    .venv/bin/python bench/live_view.py [--out DIR] [--refresh 5s] [--busy 2] [--experiment examples/failover.yaml]
 
 Starts Debian's influxd (a temp folder), `sctpbench dashboards serve` on it, Debian's chromium
 headless on the view (selenium + chromium-driver), then `sctpbench run FILE --set clock=paced
@@ -16,6 +16,10 @@ lag (records to InfluxDB, the run's telemetry ledger) plus the view's refresh an
 The view's own share: from the first moment InfluxDB answers with a point (polled
 beside the page) to the first page reading that draws it.
 CPU: utime + stime of the view's process (/proc/PID/stat) from the run's start to its end.
+Every reading also compares each panel's status line with the points its glyph holds in the
+browser (read at the same instant): "disagreements" counts the readings where they differ.
+--busy N runs N busy loops (Python, nice 0) beside it all, from before the view starts to the
+end: the load the figures are measured under; the load average is reported.
 """
 
 from __future__ import annotations
@@ -59,12 +63,23 @@ def main() -> None:
 def measure(work: Path) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=Path("bench-live-view"))
-    ap.add_argument("--refresh", default="1s")
+    ap.add_argument("--refresh", default="5s", help="the view's whole refresh; new points come every tick (0.2 s)")
+    ap.add_argument("--busy", type=int, default=2, help="busy loops beside the run")
     ap.add_argument("--screenshots", action="store_true",
                     help="also during the run (each stops the page readings for a second or so: measure without)")
     ap.add_argument("--experiment", default=str(ROOT / "examples" / "failover.yaml"))
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        _measure(work, args)
+    finally:
+        for loop in busy:
+            loop.kill()
+            loop.wait()
+
+
+def _measure(work: Path, args: argparse.Namespace) -> None:
     s = server.start(work / "influx", server.free_port())
     port = server.free_port()
     view = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "dashboards", "serve", "--influx-dir", str(s.directory),
@@ -72,6 +87,8 @@ def measure(work: Path) -> None:
                             stderr=(work / "view.log").open("w"), text=True)
     url = view.stdout.readline().split()[-1] if view.stdout else ""
     readings: list[tuple[int, int, float]] = []  # (wall ns, newest drawn point ns, delivered)
+    disagreements: list[tuple[str, int, int]] = []  # (panel, its status line's count, points in its glyph)
+    loads: list[float] = []
     stored: list[tuple[int, int]] = []  # (wall ns, newest point InfluxDB answers with)
     shots = []
     try:
@@ -86,9 +103,12 @@ def measure(work: Path) -> None:
                 time.sleep(0.05)
                 newest = influx.query(s.target(), 'SELECT last("mtt_ms") FROM "sctp_message"')
                 stored.append((time.time_ns(), int(newest[0]["values"][0][0]) if newest else 0))
-                shown = live_view.statuses(driver).get(MTT_POINTS, {})
+                statuses, drawn = live_view.shown(driver)
+                disagreements += [(t, statuses[t]["points"], n) for t, n in drawn.items() if statuses[t]["points"] != n]
+                shown = statuses.get(MTT_POINTS, {})
                 stats = live_view.stats(driver)
                 readings.append((time.time_ns(), int(shown.get("newest") or 0), stats.get("delivered", 0)))
+                loads.append(os.getloadavg()[0])
                 # By what the page shows, not by the clock: a loaded machine boots the guest late.
                 for at, name in ((150, "before-failure"), (330, "after-failure")):
                     if args.screenshots and stats.get("delivered", 0) >= at and name not in shots:
@@ -137,6 +157,8 @@ def measure(work: Path) -> None:
         "stream_written_lag_ms_p50": telemetry.get("lag_ms", {}).get("p50"),
         "view_cpu_s": round(cpu1 - cpu0, 2), "run_wall_s": round(t1 - t0, 1),
         "view_cpu_percent": round(100 * (cpu1 - cpu0) / (t1 - t0), 1),
+        "disagreements": len(disagreements), "disagreeing": disagreements[:5], "busy_loops": args.busy,
+        "load_average_1min": [round(min(loads), 1), round(max(loads), 1)] if loads else None,
         "screenshots": [str(args.out / f"{n}.png") for n in (*shots, "end")], "run": str(run_dir),
     }
     print(json.dumps(result, indent=2))

@@ -24,6 +24,10 @@ EMPTY_WINDOW_NS = 15 * 60 * 1_000_000_000
 # Points across the window a panel draws at most per series: Grafana's $__interval idea.
 MAX_POINTS = 1000
 MIN_INTERVAL_MS = 10
+# The intervals a window's width is rounded up to, as Grafana rounds $__interval: a run that
+# grows keeps its interval for long stretches, so the live view's points stay the same buckets
+# (a new interval regroups every point: the view then draws the run afresh).
+NICE_INTERVALS_MS = (10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 300_000, 600_000, 3_600_000)
 
 
 @dataclass(frozen=True)
@@ -32,11 +36,25 @@ class Window:
 
     start_ns: int
     end_ns: int
+    # A window's own interval unless given: the live view's reads of new points keep the
+    # interval of the window they extend.
+    step_ms: int = 0
+
+    @property
+    def interval_ms(self) -> int:
+        if self.step_ms:
+            return self.step_ms
+        raw = max(MIN_INTERVAL_MS, (self.end_ns - self.start_ns) // MAX_POINTS // 1_000_000)
+        return next((n for n in NICE_INTERVALS_MS if n >= raw), raw)
 
     @property
     def interval(self) -> str:
-        ms = max(MIN_INTERVAL_MS, (self.end_ns - self.start_ns) // MAX_POINTS // 1_000_000)
-        return f"{ms}ms"
+        return f"{self.interval_ms}ms"
+
+    def since(self, start_ns: int, end_ns: int) -> Window:
+        """From start_ns (on a bucket's edge: a partial first bucket would undercount) to end_ns, at this interval."""
+        step = self.interval_ms * 1_000_000
+        return Window(start_ns // step * step, end_ns, self.interval_ms)
 
     @property
     def time_filter(self) -> str:
@@ -107,16 +125,34 @@ def variable_options(target: influx.Target, variable: Variable, selection: Selec
     return sorted(str(v) for v in values)
 
 
-def window(target: influx.Target, selection: Selection, now_ns: int) -> Window:
-    """The newest selected run's span (a live run's end is its newest message), else the last 15 minutes."""
-    where = selection.fill('"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/ AND "run" =~ /^$run$/')
+def _runs_where(selection: Selection) -> str:
+    return selection.fill('"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/ AND "run" =~ /^$run$/')
+
+
+def _newest_statement(selection: Selection) -> str:
     # By campaign and run: the same run (same id) in two campaigns, or a campaign run again
     # elsewhere, is two runs at two times, not one run spanning both.
-    newest = influx.query(target, f'SELECT last("seq") FROM "sctp_message" WHERE {where} GROUP BY "campaign", "run"')
-    ends = [(s["values"][0][0], s["tags"]["campaign"], s["tags"]["run"]) for s in newest if s.get("values")]
-    if not ends:
-        return Window(now_ns - EMPTY_WINDOW_NS, now_ns)
-    end, campaign, run = max(ends)
+    return f'SELECT last("seq") FROM "sctp_message" WHERE {_runs_where(selection)} GROUP BY "campaign", "run"'
+
+
+def _newest(series: list[dict[str, Any]]) -> tuple[int, str, str] | None:
+    """The newest selected run's last message: (time ns, campaign, run)."""
+    ends = [(int(s["values"][0][0]), s["tags"]["campaign"], s["tags"]["run"]) for s in series if s.get("values")]
+    return max(ends) if ends else None
+
+
+def window(target: influx.Target, selection: Selection, now_ns: int) -> Window:
+    """The newest selected run's span (a live run's end is its newest message), else the last 15 minutes."""
+    return newest_window(target, selection, now_ns)[0]
+
+
+def newest_window(target: influx.Target, selection: Selection, now_ns: int) -> tuple[Window, tuple[str, str] | None]:
+    """The window, and the run it shows: (campaign, run), or None before anything is written."""
+    where = _runs_where(selection)
+    newest = _newest(influx.query(target, _newest_statement(selection)))
+    if newest is None:
+        return Window(now_ns - EMPTY_WINDOW_NS, now_ns), None
+    end, campaign, run = newest
     this = f'{where} AND "campaign" = \'{_quote(campaign)}\' AND "run" = \'{_quote(run)}\''
     # A run done again under the same campaign (a retry, the campaign again in another folder)
     # has the same tags: its newest attempt starts where each association last sent message 0.
@@ -125,7 +161,7 @@ def window(target: influx.Target, selection: Selection, now_ns: int) -> Window:
     if not firsts:
         first = influx.query(target, f'SELECT first("seq") FROM "sctp_message" WHERE {this}')
         firsts = [first[0]["values"][0][0]] if first and first[0].get("values") else [end]
-    return Window(int(min(firsts)) - MARGIN_NS, int(end) + MARGIN_NS)
+    return Window(int(min(firsts)) - MARGIN_NS, int(end) + MARGIN_NS), (campaign, run)
 
 
 def panel_data(target: influx.Target, panel: Panel, selection: Selection, span: Window) -> PanelData:
@@ -142,8 +178,38 @@ def panel_data(target: influx.Target, panel: Panel, selection: Selection, span: 
 
 def marks(target: influx.Target, annotation: Annotation, selection: Selection, span: Window) -> list[Mark]:
     """An annotation's moments, its text from `title` and its tags from `kind` (as Grafana reads them)."""
+    return _marks(annotation, influx.query(target, selection.fill(annotation.influxql, span)))
+
+
+@dataclass(frozen=True)
+class Tail:
+    """What one read of new points found: the newest selected run's last message (time ns,
+    campaign, run), each asked-for panel's points from its own start on, the annotations."""
+
+    newest: tuple[int, str, str] | None
+    data: list[PanelData]
+    marks: list[Mark]
+
+
+def tail(target: influx.Target, asks: list[tuple[Panel, Window]], annotations: tuple[Annotation, ...],
+         selection: Selection, span: Window) -> Tail:
+    """The newest run, the panels' points in their windows, and the annotations in span: one request.
+
+    A refused statement is a WriteError: `panel_data` then tells which panel it was."""
+    statements = [_newest_statement(selection)]
+    for panel, since in asks:
+        statements += [selection.fill(q.influxql, since) for q in panel.queries]
+    statements += [selection.fill(a.influxql, span) for a in annotations]
+    results = iter(influx.query_many(target, statements))
+    newest = _newest(next(results))
+    data = [PanelData(panel, tuple(_series(s, q.alias) for q in panel.queries for s in next(results)))
+            for panel, _ in asks]
+    return Tail(newest, data, [m for a in annotations for m in _marks(a, next(results))])
+
+
+def _marks(annotation: Annotation, series: list[dict[str, Any]]) -> list[Mark]:
     out = []
-    for s in influx.query(target, selection.fill(annotation.influxql, span)):
+    for s in series:
         columns = s["columns"]
         text = columns.index(annotation.text_column) if annotation.text_column in columns else None
         tags = columns.index(annotation.tags_column) if annotation.tags_column in columns else None

@@ -3,9 +3,11 @@
 `sctpbench dashboards serve` serves it on 127.0.0.1 with Panel (Bokeh server, BSD). Each
 browser session gets its own LiveDashboard: the variables as select widgets in a sidebar, one
 view per panel of the dashboard (timeseries, state timeline, histogram, bar chart, table,
-stat), the annotations as vertical marks on the time axes. Every refresh (the dashboard's
-interval) runs the panels' InfluxQL here, in the server, through telemetry/influx.py with the
-credentials `run` uses; the browser receives only the numbers drawn, over Bokeh's websocket.
+stat), the annotations as vertical marks on the time axes. Every 0.2 s one request asks for
+the run's new points and each plot gets them streamed; every refresh (the dashboard's
+interval) reads every panel whole. The InfluxQL runs here, in the server, through
+telemetry/influx.py with the credentials `run` uses; the browser receives only the numbers
+drawn, over Bokeh's websocket, and only what changed.
 
 Nothing is loaded from outside the machine: Bokeh's and Panel's scripts come from this
 server (Panel's "server" resources), and no template (the fast ones fetch web fonts) is used.
@@ -14,17 +16,18 @@ server (Panel's "server" resources), and no template (the fast ones fetch web fo
 from __future__ import annotations
 
 import asyncio
+import bisect
 import html
 import re
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, DataRange1d, FactorRange, HoverTool, Range1d
+from bokeh.models import ColumnDataSource, DataRange1d, DatetimeTicker, FactorRange, HoverTool, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 from tornado.websocket import WebSocketClosedError
@@ -39,6 +42,7 @@ GRID_ROW_PX = 34
 # around 15.0007 ms otherwise fills the panel as two bands 0.0002 ms apart.
 MIN_SPAN = {"ms": 1.0}
 STATUS_CLASS = "sb-status"
+SOURCE_PREFIX = "sb-source:"
 
 
 def refresh_seconds(refresh: str) -> float:
@@ -50,10 +54,30 @@ def refresh_seconds(refresh: str) -> float:
     raise ValueError(f"refresh: {refresh!r} is not a duration like 5s")
 
 
+# How often the view asks InfluxDB for new points (one request for every panel on the time
+# axis): a message is on screen this long after InfluxDB has it, half of it on average.
+TICK_S = 0.2
+# How far behind a panel's newest point each read starts again: points InfluxDB gets late (a
+# batch the writer sent after newer ones) are drawn at the next read; later ones at the refresh.
+LOOKBACK_NS = 1_000_000_000
+# Room on the time axis past a run's newest point, as a share of its window.
+HEADROOM = 0.15
+# How far past the window's end (the newest message and a second) a read looks: a query that
+# fills gaps with the previous value (the path states) returns a row per interval up to its
+# end, so an open end cost thousands of rows per read. A run further ahead than this is caught
+# up with at this pace per read.
+AHEAD_NS = 2_000_000_000
+
+
 class PanelView(Protocol):
     layout: Any
+    panel: Panel
+    live: bool  # read at every tick, not only at the refresh
 
-    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None: ...
+    def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window: ...
+
+    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window,
+             since: evaluate.Window) -> None: ...
 
 
 def _measurements(panel: Panel) -> list[str]:
@@ -66,16 +90,29 @@ def why_empty(panel: Panel) -> str:
     return f"no data: the selected run and time range have no {names} points (the run recorded none of these)"
 
 
-def _status(data: evaluate.PanelData, newest_ns: int | None, marks: int | None = None) -> str:
+@dataclass(frozen=True)
+class Shown:
+    """What a panel's status line says: the points it draws (exactly those in its glyph's data),
+    its newest point's time, its series, its annotations, or the error its query met."""
+
+    points: int
+    newest_ns: int | None = None
+    series: tuple[str, ...] = ()
+    marks: int | None = None
+    error: str = ""
+
+
+def _status(panel: Panel, shown: Shown) -> str:
     """The line under each panel; its data attributes are what tests and the benchmark read."""
-    text = html.escape(data.error) if data.error else f"{data.points} points" if data.points else html.escape(why_empty(data.panel))
-    attrs = f' data-newest="{newest_ns}"' if newest_ns is not None else ""
-    attrs += f' data-series="{html.escape("|".join(s.label for s in data.series))}"'
-    if marks is not None:  # a panel on the time axis: how many annotations it marks
-        attrs += f' data-marks="{marks}"'
-    cls = f"{STATUS_CLASS} sb-error" if data.error else STATUS_CLASS
-    return (f'<span class="{cls}" data-panel="{html.escape(data.panel.title)}" data-points="{data.points}"{attrs} '
-            f'style="font-size:11px;color:{"#c00" if data.error else "#777"}">{text}</span>')
+    text = (html.escape(shown.error) if shown.error else f"{shown.points} points" if shown.points
+            else html.escape(why_empty(panel)))
+    attrs = f' data-newest="{shown.newest_ns}"' if shown.newest_ns is not None else ""
+    attrs += f' data-series="{html.escape("|".join(shown.series))}"'
+    if shown.marks is not None:  # a panel on the time axis: how many annotations it marks
+        attrs += f' data-marks="{shown.marks}"'
+    cls = f"{STATUS_CLASS} sb-error" if shown.error else STATUS_CLASS
+    return (f'<span class="{cls}" data-panel="{html.escape(panel.title)}" data-points="{shown.points}"{attrs} '
+            f'style="font-size:11px;color:{"#c00" if shown.error else "#777"}">{text}</span>')
 
 
 def _newest(data: evaluate.PanelData) -> int | None:
@@ -86,7 +123,16 @@ def _newest(data: evaluate.PanelData) -> int | None:
 def _figure(panel: Panel, **kwargs: Any) -> Any:
     options: dict[str, Any] = {"height": panel.height * GRID_ROW_PX, "sizing_mode": "stretch_width",
                                "toolbar_location": None, "tools": ""} | kwargs
-    return figure(**options)
+    fig = figure(**options)
+    if options.get("x_axis_type") == "datetime":
+        # A time label per 150 pixels or so: a third-width panel's labels ran into each other.
+        fig.xaxis.ticker = DatetimeTicker(desired_num_ticks=max(3, panel.width // 3))
+    return fig
+
+
+def _source(panel: Panel, columns: list[str]) -> ColumnDataSource:
+    """A glyph's data, named after its panel: the browser test reads what is drawn by this name."""
+    return ColumnDataSource({c: [] for c in columns}, name=f"{SOURCE_PREFIX}{panel.title}")
 
 
 def _set(source: ColumnDataSource, data: dict[str, list[Any]]) -> None:
@@ -99,24 +145,94 @@ def _ms(ns: Any) -> float:
     return float(ns) / 1e6
 
 
+Point = tuple[int, Any]
+
+
+@dataclass
+class _Change:
+    """How a read changed a panel's points: per series, values changed in place (by position)
+    and points after its last one; `rebuild` when anything else moved (a new run, a regrouping)."""
+
+    rebuild: bool = False
+    patched: dict[str, list[tuple[int, Any]]] = field(default_factory=dict)
+    appended: dict[str, list[Point]] = field(default_factory=dict)
+
+
+class _Drawn:
+    """A panel's points as the browser holds them: series label → (time ns, value) in time order.
+
+    A read covers a window from its start on: it replaces the points from that start, so a
+    bucket still filling (a count, a maximum) is corrected in place, and new ones follow."""
+
+    def __init__(self) -> None:
+        self.series: dict[str, list[Point]] = {}
+
+    def points(self) -> int:
+        return sum(len(p) for p in self.series.values())
+
+    def newest(self) -> int | None:
+        return max((p[-1][0] for p in self.series.values() if p), default=None)
+
+    def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
+        newest = self.newest()
+        start = span.start_ns if newest is None else max(span.start_ns, newest - LOOKBACK_NS)
+        return span.since(start, end_ns)
+
+    def merge(self, data: evaluate.PanelData, since: evaluate.Window, span: evaluate.Window) -> _Change:
+        """The points of a read of `since`, within `span` (the window: another run's is elsewhere)."""
+        incoming: dict[str, list[Point]] = {}
+        for s in data.series:
+            incoming.setdefault(s.label, []).extend(
+                (int(r[0]), r[1]) for r in s.rows
+                if r[1] is not None and isinstance(r[0], int) and span.start_ns <= r[0] <= span.end_ns)
+        change = _Change()
+        for label in [*self.series, *(k for k in incoming if k not in self.series)]:
+            old = self.series.get(label, [])
+            first = bisect.bisect_left(old, span.start_ns, key=lambda p: p[0])
+            cut = max(first, bisect.bisect_left(old, since.start_ns, key=lambda p: p[0]))
+            before, after = old[cut:], incoming.get(label, [])
+            if first or len(after) < len(before) or any(a[0] != b[0] for a, b in zip(before, after, strict=False)):
+                change.rebuild = True
+            else:
+                if patched := [(cut + i, b[1]) for i, (a, b) in enumerate(zip(before, after, strict=False)) if a[1] != b[1]]:
+                    change.patched[label] = patched
+                if after[len(before):]:
+                    change.appended[label] = after[len(before):]
+            if old[first:cut] or after:
+                self.series[label] = old[first:cut] + after
+            else:
+                self.series.pop(label, None)
+        return change
+
+
 class _Box:
     """A panel's frame: its title, the drawing, the status line."""
 
-    def __init__(self, panel: Panel, body: Any) -> None:
+    FOLDED = {"height": "0px", "overflow": "hidden"}
+    # Said, not left out: the browser keeps an inline style that a new `styles` no longer names.
+    OPEN = {"height": "auto", "overflow": "visible"}
+
+    def __init__(self, panel: Panel, body: Any, legend: Any = None) -> None:
+        self.panel = panel
         self.status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5))
         title = pn.pane.HTML(f"<b>{html.escape(panel.title)}</b>", margin=(0, 5), sizing_mode="stretch_width")
-        self.title, self.body = title, body
-        self.layout = pn.Column(title, self.status, width=panel.width * GRID_COLUMN_PX,
+        # Nothing to draw for this selection: the frame folds to its title and the reason, the
+        # drawing kept in the page at its size, clipped to nothing. Taken out of the page, each
+        # figure was built again when a run brought it data (the page stood still 20 s and more
+        # at load 9); hidden (`visible`), a figure first drawn hidden stayed blank once shown.
+        self.body = pn.Column(*([body] if legend is None else [legend, body]), sizing_mode="stretch_width",
+                              styles=dict(self.FOLDED), margin=0)
+        self.layout = pn.Column(title, self.body, self.status, width=panel.width * GRID_COLUMN_PX,
                                 styles={"border": "1px solid #ddd", "border-radius": "4px"}, margin=4)
+        self.said = ""
 
-    def show_status(self, data: evaluate.PanelData, marks: int | None = None) -> None:
-        self.status.object = _status(data, _newest(data), marks)
-        # Nothing to draw for this selection: the frame folds to its title and the reason.
-        # By its children, not the body's `visible`: a Bokeh figure first drawn hidden stayed
-        # blank (and broke the rest of its refresh's message) once shown.
-        objects = [self.title, self.body, self.status] if data.points or data.error else [self.title, self.status]
-        if len(self.layout.objects) != len(objects):
-            self.layout.objects = objects
+    def show_status(self, shown: Shown) -> None:
+        status = _status(self.panel, shown)
+        if status != self.said:
+            self.status.object = self.said = status
+        styles = dict(self.OPEN) if shown.points or shown.error else dict(self.FOLDED)
+        if self.body.styles != styles:
+            self.body.styles = styles
 
 
 class _Marks:
@@ -132,114 +248,219 @@ class _Marks:
                              "text": [m.text for m in marks], "tags": [m.tags for m in marks]})
 
 
+def _follow(fig: Any, span: evaluate.Window) -> None:
+    """The time axis on the window, with room ahead for a live run's next points: it moves
+    when the run reaches its end (every few seconds), not at every read, each move a new
+    drawing of every plot in the browser."""
+    start, end = _ms(span.start_ns), _ms(span.end_ns)
+    ahead = HEADROOM * (end - start)
+    if fig.x_range.start != start or not end <= fig.x_range.end <= end + ahead:
+        fig.x_range.start, fig.x_range.end = start, end + ahead
+
+
+class _Legend:
+    """The series' names and colours in a line above the plot, outside the data: inside, they
+    covered the cwnd, SRTT and RTO lines; as Bokeh legends beside the plot, every change of the
+    plot's data laid out the figure again (the view's own lag p50 13.6 s at load 9-12)."""
+
+    def __init__(self) -> None:
+        self.pane = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5))
+        self.colors: dict[str, str] = {}  # a series keeps its colour for the session
+
+    def color(self, label: str) -> str:
+        return self.colors.setdefault(label, Category10_10[len(self.colors) % len(Category10_10)])
+
+    def show(self, labels: list[str]) -> None:
+        items = "".join(f'<span class="sb-legend-item" style="white-space:nowrap;margin-right:10px">'
+                        f'<span style="color:{self.color(label)}">&#9632;</span> {html.escape(label)}</span> '
+                        for label in labels)
+        text = f'<div class="sb-legend" style="font-size:10px;line-height:1.3">{items}</div>'
+        if self.pane.object != text:
+            self.pane.object = text
+
+
 class TimeSeriesView:
     """All series of a panel in one glyph (a multi-line, or one scatter), coloured and named by
     columns of its data: a new series is new data, not a new model, so the browser never
-    rebuilds the figure while a run streams (that took seconds under load)."""
+    rebuilds the figure while a run streams (that took seconds under load). New points are
+    streamed to the glyph, a bucket still filling is patched in place: the browser gets what
+    changed, not the panel again."""
+
+    live = True
 
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         self.points = panel.defaults.get("custom", {}).get("drawStyle") == "points"
-        # A fixed range, moved by each refresh: a DataRange1d keeps the span of its first drawing.
+        # A fixed range, moved by each read: a DataRange1d keeps the span of its first drawing.
+        # Values from 0 (every panel's quantity is a size, a time or a count): a level is read
+        # against zero, and an MTT that jitters by a fraction of a µs stays a flat line.
         self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_axis_label=panel.unit or None,
-                           y_range=DataRange1d(min_interval=MIN_SPAN.get(panel.unit or "")))
+                           y_range=DataRange1d(start=0.0, min_interval=MIN_SPAN.get(panel.unit or "")))
         self.marks = _Marks(self.fig)
-        self.colors: dict[str, str] = {}  # a series keeps its colour for the session
+        self.legend = _Legend()
+        self.drawn = _Drawn()
+        self.index: dict[str, list[int]] = {}  # points: each series' rows in the scatter's data
+        self.order: list[str] = []  # lines: the series of each row of the multi-line's data
         if self.points:
-            self.source = ColumnDataSource({"x": [], "y": [], "color": [], "label": []})
-            self.fig.scatter("x", "y", source=self.source, size=4, color="color", legend_field="label")
+            self.source = _source(panel, ["x", "y", "color", "label"])
+            glyph = self.fig.scatter("x", "y", source=self.source, size=4, color="color")
         else:
-            self.source = ColumnDataSource({"xs": [], "ys": [], "color": [], "label": []})
-            self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color", legend_field="label")
-        # Inside, see-through, so the lines under it show: beside the plot it took a third of a
-        # narrow panel's width and its time axis labels ran into each other.
-        self.fig.legend.location = "top_left"
-        self.fig.legend.label_text_font_size = "9px"
-        self.fig.legend.background_fill_alpha = 0.4
-        self.fig.legend.border_line_alpha = 0.0
-        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
+            self.source = _source(panel, ["xs", "ys", "color", "label"])
+            glyph = self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color")
+        self.fig.add_tools(HoverTool(renderers=[glyph], tooltips=[("", "@label")]))
+        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"), self.legend.pane)
         self.layout = self.box.layout
 
-    def _color(self, label: str) -> str:
-        return self.colors.setdefault(label, Category10_10[len(self.colors) % len(Category10_10)])
+    def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
+        return self.drawn.since(span, end_ns)
 
-    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None:
-        out: dict[str, list[Any]] = {k: [] for k in self.source.data}
-        for s in data.series:
-            rows = [row for row in s.rows if row[1] is not None]
-            xs, ys = [_ms(r[0]) for r in rows], [r[1] for r in rows]
-            if self.points:
-                out["x"] += xs
-                out["y"] += ys
-                out["color"] += [self._color(s.label)] * len(rows)
-                out["label"] += [s.label] * len(rows)
-            else:
-                out["xs"].append(xs)
-                out["ys"].append(ys)
-                out["color"].append(self._color(s.label))
-                out["label"].append(s.label)
-        _set(self.source, out)
-        self.fig.x_range.start, self.fig.x_range.end = _ms(span.start_ns), _ms(span.end_ns)
+    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window,
+             since: evaluate.Window) -> None:
+        change = self.drawn.merge(data, since, span)
+        if change.rebuild:
+            self._rebuild()
+        elif self.points:
+            self._send_points(change)
+        else:
+            self._send_lines(change)
+        self.legend.show(list(self.drawn.series))
+        _follow(self.fig, span)
         self.marks.show(marks)
-        self.box.show_status(data, len(marks))
+        self.box.show_status(Shown(self.drawn.points(), self.drawn.newest(), tuple(self.drawn.series), len(marks), data.error))
+
+    def _rebuild(self) -> None:
+        if self.points:
+            out: dict[str, list[Any]] = {"x": [], "y": [], "color": [], "label": []}
+            self.index = {}
+            for label, pts in self.drawn.series.items():
+                self.index[label] = list(range(len(out["x"]), len(out["x"]) + len(pts)))
+                out["x"] += [_ms(t) for t, _ in pts]
+                out["y"] += [v for _, v in pts]
+                out["color"] += [self.legend.color(label)] * len(pts)
+                out["label"] += [label] * len(pts)
+        else:
+            self.order = list(self.drawn.series)
+            out = {"xs": [[_ms(t) for t, _ in pts] for pts in self.drawn.series.values()],
+                   "ys": [[v for _, v in pts] for pts in self.drawn.series.values()],
+                   "color": [self.legend.color(label) for label in self.order], "label": list(self.order)}
+        _set(self.source, out)
+
+    def _send_points(self, change: _Change) -> None:
+        patches = [(self.index[label][at], v) for label, moved in change.patched.items() for at, v in moved]
+        if patches:
+            self.source.patch({"y": patches})
+        new: dict[str, Any] = {"x": [], "y": [], "color": [], "label": []}
+        rows = sum(len(i) for i in self.index.values())
+        for label, pts in change.appended.items():
+            self.index.setdefault(label, []).extend(range(rows + len(new["x"]), rows + len(new["x"]) + len(pts)))
+            new["x"] += [_ms(t) for t, _ in pts]
+            new["y"] += [v for _, v in pts]
+            new["color"] += [self.legend.color(label)] * len(pts)
+            new["label"] += [label] * len(pts)
+        if new["x"]:
+            self.source.stream(new)
+
+    def _send_lines(self, change: _Change) -> None:
+        # A line's points are one element of the multi-line's data: a changed line is sent whole.
+        moved = [label for label in self.order if label in change.patched or label in change.appended]
+        if moved:
+            self.source.patch({
+                "xs": [(self.order.index(label), [_ms(t) for t, _ in self.drawn.series[label]]) for label in moved],
+                "ys": [(self.order.index(label), [v for _, v in self.drawn.series[label]]) for label in moved]})
+        fresh = [label for label in change.appended if label not in self.order]
+        if fresh:
+            self.order += fresh
+            self.source.stream({"xs": [[_ms(t) for t, _ in self.drawn.series[label]] for label in fresh],
+                                "ys": [[v for _, v in self.drawn.series[label]] for label in fresh],
+                                "color": [self.legend.color(label) for label in fresh], "label": fresh})
 
 
 class StateTimelineView:
+    live = True
+
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         mapping = (panel.defaults.get("mappings") or [{"options": {}}])[0]["options"]
         self.states = {float(k): (v["text"], v["color"]) for k, v in mapping.items()}
         self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_range=FactorRange())
-        self.source = ColumnDataSource({"y": [], "left": [], "right": [], "color": [], "state": []})
+        # `n`: the intervals a bar stands for, so the bars add up to the points the status line counts.
+        self.source = _source(panel, ["y", "left", "right", "color", "state", "n"])
         bars = self.fig.hbar(y="y", left="left", right="right", height=0.8, color="color", source=self.source)
         self.fig.add_tools(HoverTool(renderers=[bars], tooltips=[("path", "@y"), ("state", "@state")]))
         self.marks = _Marks(self.fig)
+        self.drawn = _Drawn()
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
         self.layout = self.box.layout
 
-    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None:
-        out: dict[str, list[Any]] = {"y": [], "left": [], "right": [], "color": [], "state": []}
-        for s in data.series:
-            rows = [r for r in s.rows if r[1] is not None]
+    def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
+        return self.drawn.since(span, end_ns)
+
+    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window,
+             since: evaluate.Window) -> None:
+        self.drawn.merge(data, since, span)
+        out: dict[str, list[Any]] = {"y": [], "left": [], "right": [], "color": [], "state": [], "n": []}
+        for label, rows in self.drawn.series.items():
             # One bar per stretch of the same state, not per interval: a few bars instead of
-            # thousands to send and draw at every refresh.
-            changes = [r for i, r in enumerate(rows) if i == 0 or r[1] != rows[i - 1][1]]
-            for (t, v), nxt in zip(changes, [*changes[1:], (span.end_ns, None)], strict=True):
-                text, color = self.states.get(float(v), (str(v), "gray"))
-                out["y"].append(s.label)
-                out["left"].append(_ms(t))
-                out["right"].append(_ms(nxt[0]))
+            # thousands to send and draw.
+            starts = [i for i, r in enumerate(rows) if i == 0 or r[1] != rows[i - 1][1]]
+            for i, j in zip(starts, [*starts[1:], len(rows)], strict=True):
+                text, color = self.states.get(float(rows[i][1]), (str(rows[i][1]), "gray"))
+                out["y"].append(label)
+                out["left"].append(_ms(rows[i][0]))
+                out["right"].append(_ms(rows[j][0] if j < len(rows) else span.end_ns))
                 out["color"].append(color)
                 out["state"].append(text)
-        self.fig.y_range.factors = sorted({s.label for s in data.series})
+                out["n"].append(j - i)
+        factors = sorted(self.drawn.series)
+        if list(self.fig.y_range.factors) != factors:
+            self.fig.y_range.factors = factors
         _set(self.source, out)
-        self.fig.x_range.start, self.fig.x_range.end = _ms(span.start_ns), _ms(span.end_ns)
+        _follow(self.fig, span)
         self.marks.show(marks)
-        self.box.show_status(data, len(marks))
+        self.box.show_status(Shown(self.drawn.points(), self.drawn.newest(), tuple(self.drawn.series), len(marks), data.error))
 
 
 class HistogramView:
+    live = True
+
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         self.buckets = int(panel.options.get("bucketCount", 30))
         self.fig = _figure(panel, x_axis_label=panel.unit or None)
-        self.source = ColumnDataSource({"left": [], "right": [], "top": []})
+        self.source = _source(panel, ["left", "right", "top"])
         self.fig.quad(left="left", right="right", top="top", bottom=0, source=self.source, color=Category10_10[0])
+        self.drawn = _Drawn()
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
         self.layout = self.box.layout
 
-    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None:
-        values = [float(v) for s in data.series for r in s.rows for v in r[1:] if isinstance(v, int | float)]
+    def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
+        return self.drawn.since(span, end_ns)
+
+    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window,
+             since: evaluate.Window) -> None:
+        self.drawn.merge(data, since, span)
+        values = [float(v) for pts in self.drawn.series.values() for _, v in pts if isinstance(v, int | float)]
         if values:
             counts, edges = np.histogram(values, bins=self.buckets)
             _set(self.source, {"left": edges[:-1].tolist(), "right": edges[1:].tolist(), "top": counts.tolist()})
         else:
             _set(self.source, {"left": [], "right": [], "top": []})
-        self.box.show_status(data)
+        self.box.show_status(Shown(len(values), self.drawn.newest(), tuple(self.drawn.series), error=data.error))
+
+
+def _whole(span: evaluate.Window, end_ns: int) -> evaluate.Window:
+    """A panel read whole at every tick (a few rows: counts, events): the window, open-ended."""
+    return evaluate.Window(span.start_ns, end_ns, span.interval_ms)
+
+
+def _shown(data: evaluate.PanelData) -> Shown:
+    return Shown(data.points, _newest(data), tuple(s.label for s in data.series), error=data.error)
 
 
 class BarChartView:
     """Grafana's bar chart of a table: one group per `xField` value, one bar per numeric column."""
+
+    live = False
 
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
@@ -255,7 +476,11 @@ class BarChartView:
         self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
         self.layout = self.box.layout
 
-    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None:
+    def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
+        return _whole(span, end_ns)
+
+    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window,
+             since: evaluate.Window) -> None:
         out: dict[str, list[Any]] = {"x": [], "top": [], "color": []}
         for s in data.series:
             # The x field first, then the other tags the query grouped by (a run's associations).
@@ -267,20 +492,27 @@ class BarChartView:
                         out["x"].append((group, column))
                         out["top"].append(value)
                         out["color"].append(Category10_10[i % len(Category10_10)])
-        self.fig.x_range.factors = out["x"]
+        if list(self.fig.x_range.factors) != out["x"]:
+            self.fig.x_range.factors = out["x"]
         _set(self.source, out)
-        self.box.show_status(data)
+        self.box.show_status(_shown(data))
 
 
 class TableView:
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
+        # A table of the run (its events, its policy's decisions) is read at every tick: a few rows.
+        self.live = "$timeFilter" in " ".join(q.influxql for q in panel.queries)
         self.table = pn.pane.HTML("", sizing_mode="stretch_width",
                                   styles={"overflow": "auto", "max-height": f"{panel.height * GRID_ROW_PX}px"})
         self.box = _Box(panel, self.table)
         self.layout = self.box.layout
 
-    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None:
+    def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
+        return _whole(span, end_ns)
+
+    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window,
+             since: evaluate.Window) -> None:
         header: list[str] = []
         body = []
         for s in data.series:
@@ -293,10 +525,12 @@ class TableView:
         head = "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>"
         # One line per row: a long text cell (a policy's reason) scrolls sideways instead of
         # making every row several lines tall.
-        self.table.object = (f'<style>td, th {{white-space: nowrap; padding: 0 6px; text-align: left}}</style>'
-                             f'<table data-panel="{html.escape(self.panel.title)}" style="font-size:11px;border-collapse:collapse">'
-                             f'{head}{"".join(body[-200:])}</table>')
-        self.box.show_status(data)
+        text = (f'<style>td, th {{white-space: nowrap; padding: 0 6px; text-align: left}}</style>'
+                f'<table data-panel="{html.escape(self.panel.title)}" style="font-size:11px;border-collapse:collapse">'
+                f'{head}{"".join(body[-200:])}</table>')
+        if self.table.object != text:
+            self.table.object = text
+        self.box.show_status(_shown(data))
 
 
 def _cell(value: Any) -> str:
@@ -306,11 +540,16 @@ def _cell(value: Any) -> str:
 class StatView:
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
+        self.live = "$timeFilter" in " ".join(q.influxql for q in panel.queries)
         self.numbers = pn.pane.HTML("", sizing_mode="stretch_width", height=max(60, panel.height * GRID_ROW_PX - 60))
         self.box = _Box(panel, self.numbers)
         self.layout = self.box.layout
 
-    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window) -> None:
+    def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
+        return _whole(span, end_ns)
+
+    def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window,
+             since: evaluate.Window) -> None:
         cells = []
         for s in data.series:
             for column, value in zip(s.columns[1:], s.rows[0][1:] if s.rows else (), strict=False):
@@ -319,8 +558,10 @@ class StatView:
                 cells.append(f'<div style="display:inline-block;margin:0 24px"><div class="sb-stat" data-field="{html.escape(name)}" '
                              f'data-value="{value}" style="font-size:40px;color:#2a7">{value}</div>'
                              f'<div style="color:#777">{html.escape(name)}</div></div>')
-        self.numbers.object = "".join(cells) or '<div style="color:#777">no data</div>'
-        self.box.show_status(data)
+        text = "".join(cells) or '<div style="color:#777">no data</div>'
+        if self.numbers.object != text:
+            self.numbers.object = text
+        self.box.show_status(_shown(data))
 
 
 VIEWS: dict[str, Callable[[Panel], PanelView]] = {
@@ -331,16 +572,22 @@ VIEWS: dict[str, Callable[[Panel], PanelView]] = {
 
 @dataclass(frozen=True)
 class Source:
-    """Where the view reads: the InfluxDB target (credentials by folder, never in the page)."""
+    """Where the view reads: the InfluxDB target (credentials by folder, never in the page);
+    every panel again each refresh_s, the new points of the run's panels each tick_s."""
 
     target: influx.Target
     refresh_s: float
+    tick_s: float = TICK_S
 
 
 class LiveDashboard:
-    """One browser session's dashboard: widgets, panel views, and the refresh that feeds them.
+    """One browser session's dashboard: widgets, panel views, and the reads that feed them.
 
-    `report` hears each change of the problem reading InfluxDB ("" once it is gone).
+    Each tick asks InfluxDB, in one request, for the newest run's last message and every live
+    panel's points from a little before its newest one; the panels send the browser what changed
+    (ColumnDataSource.stream and .patch). Each refresh reads every panel and the variables whole,
+    as Grafana does; that too sends only differences. `report` hears each change of the problem
+    reading InfluxDB ("" once it is gone).
     """
 
     def __init__(self, dashboard: Dashboard, source: Source, report: Callable[[str], None]) -> None:
@@ -349,6 +596,10 @@ class LiveDashboard:
         self.report = report
         self.last_problem = ""
         self.updating = False
+        self.span: evaluate.Window | None = None
+        self.run: tuple[str, str] | None = None  # (campaign, run) the window shows
+        self.next_refresh = 0.0
+        self.resume = 0.0  # no read before then (see tick)
         self.widgets = {v.name: pn.widgets.Select(name=v.label, options=[evaluate.ALL], value=evaluate.ALL, width=220)
                         for v in dashboard.variables}
         for w in self.widgets.values():
@@ -382,12 +633,26 @@ class LiveDashboard:
                 if w.value not in options:
                     w.value = evaluate.ALL
 
+    def tick(self) -> None:
+        began = time.monotonic()
+        if began < self.resume:
+            return
+        if began >= self.next_refresh:
+            self.refresh()
+        elif self.span is not None:  # None: InfluxDB has not answered yet; the refresh tries again
+            self.follow()
+        # At most half the wall clock in reads: on a starved CPU a read takes longer than the
+        # tick, and back-to-back reads would leave the server no time to send what they found.
+        self.resume = time.monotonic() + (time.monotonic() - began)
+
     def refresh(self) -> None:
+        """Every panel and variable read whole."""
+        self.next_refresh = time.monotonic() + self.source.refresh_s
         self.updating = True
         try:
             self._update_variables()
             selection = self.selection()
-            span = evaluate.window(self.source.target, selection, time.time_ns())
+            span, run = evaluate.newest_window(self.source.target, selection, time.time_ns())
             marks = [m for a in self.dashboard.annotations for m in evaluate.marks(self.source.target, a, selection, span)]
         except influx.WriteError as e:
             self._problem(explain(self.source.target, str(e)))
@@ -395,13 +660,49 @@ class LiveDashboard:
         finally:
             self.updating = False
         data = evaluate.dashboard_data(self.source.target, self.dashboard, selection, span)
-        for view, d in zip(self.views, data, strict=True):
-            view.show(d, marks, span)
-        self._problem("")
-        self.clock.object = (f'<div class="sb-clock" style="color:#777;font-size:11px">updated '
-                             f'{time.strftime("%H:%M:%S", time.gmtime())} UTC, every {self.source.refresh_s:g} s<br>'
-                             f'window {time.strftime("%H:%M:%S", time.gmtime(span.start_ns / 1e9))}–'
-                             f'{time.strftime("%H:%M:%S", time.gmtime(span.end_ns / 1e9))}</div>')
+        self.span, self.run = span, run
+        # One message to the browser: a status line's count and its plot change together.
+        with pn.io.hold():
+            for view, d in zip(self.views, data, strict=True):
+                view.show(d, marks, span, span)
+            self._problem("")
+            self._clock(span)
+
+    def follow(self) -> None:
+        """The live panels' new points, in one request; the whole refresh when the run changed."""
+        assert self.span is not None
+        if self.run is None:  # nothing written yet: the refresh looks again
+            return
+        live = [v for v in self.views if v.live]
+        end = self.span.end_ns + AHEAD_NS
+        asks = [(v.panel, v.since(self.span, end)) for v in live]
+        try:
+            tail = evaluate.tail(self.source.target, asks, self.dashboard.annotations, self.selection(),
+                                 evaluate.Window(self.span.start_ns, end, self.span.interval_ms))
+        except influx.WriteError:
+            self.refresh()  # which says what went wrong, panel by panel
+            return
+        if tail.newest is None or tail.newest[1:] != self.run:
+            self.refresh()  # another run (or none): a new window
+            return
+        span = evaluate.Window(self.span.start_ns, max(self.span.end_ns, tail.newest[0] + evaluate.MARGIN_NS))
+        if span.interval_ms != self.span.interval_ms:
+            self.refresh()  # a wider window's buckets: every point regrouped
+            return
+        self.span = span
+        with pn.io.hold():
+            for view, d, (_, since) in zip(live, tail.data, asks, strict=True):
+                view.show(d, tail.marks, span, since)
+            self._clock(span)
+
+    def _clock(self, span: evaluate.Window) -> None:
+        text = (f'<div class="sb-clock" style="color:#777;font-size:11px">updated '
+                f'{time.strftime("%H:%M:%S", time.gmtime())} UTC: new points every {self.source.tick_s:g} s, '
+                f'every panel every {self.source.refresh_s:g} s<br>'
+                f'window {time.strftime("%H:%M:%S", time.gmtime(span.start_ns / 1e9))}–'
+                f'{time.strftime("%H:%M:%S", time.gmtime(span.end_ns / 1e9))}</div>')
+        if self.clock.object != text:
+            self.clock.object = text
 
     def _problem(self, problem: str) -> None:
         """One message in the page and on stderr, said once while it lasts."""
@@ -414,10 +715,22 @@ class LiveDashboard:
         self.report(problem)
 
     def start(self) -> Any:
-        self.refresh()
-        callback = pn.state.add_periodic_callback(self.refresh, period=int(self.source.refresh_s * 1000))
+        self.refresh()  # the first drawing goes with the page
+        callbacks: list[Any] = []
+
+        def follow() -> None:
+            callbacks.append(pn.state.add_periodic_callback(self.tick, period=int(self.source.tick_s * 1000)))
+
+        # From the moment the page has drawn itself: Panel drops the changes made between the
+        # document's sending and the browser's "ready" (the first points of a run, lost until
+        # the next whole refresh, and a status line ahead of its plot meanwhile).
+        pn.state.onload(follow)
         # A closed browser: no refresh writes to its gone websocket (a WebSocketClosedError in view.log).
-        pn.state.on_session_destroyed(lambda _context: callback.stop())
+        def stop(_context: Any) -> None:
+            for c in callbacks:
+                c.stop()
+
+        pn.state.on_session_destroyed(stop)
         return self.layout
 
 

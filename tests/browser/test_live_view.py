@@ -23,6 +23,8 @@ from sctpbench.telemetry import influx, server, stream
 from tests.support import live_view
 from tests.support.telemetry import live_points, local_influxd, panels_run
 
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "failover.yaml"
+MTT_POINTS = "MTT distribution"  # every message's MTT, no grouping
 PANELS = [p.title for row in catalog.RUNS.rows for p in row.panels]
 # Panels of what only some runs have: a policy's decisions, handovers, competing flows, captures.
 RUN_ONLY = ["Cumulative TSN acknowledged per association", "Handover delay per path switch",
@@ -117,6 +119,64 @@ def test_live_view_draws_every_panel_and_follows_the_run(tmp_path: Path, influxd
     finally:
         stop_view(proc)
     assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
+
+
+def test_counts_and_plots_agree_at_every_poll_of_a_paced_failover_run(tmp_path: Path, influxd: server.LocalServer) -> None:
+    """A real failover run on the paced clock (the guest), the page open at the dashboard's own
+    refresh (5 s): read about five times a second, every panel's status line counts exactly the
+    points its glyph holds in the browser (read at one instant). That points come as they
+    arrive, not at the refreshes, tests/unit/test_live_view_stream.py shows without a browser:
+    the page's pace here is the browser's share of a shared machine's CPU.
+    At the end the page draws every message InfluxDB holds, and each panel the run does not
+    feed is folded with its reason."""
+    live_view.require_browser()
+    target = influxd.target()
+    proc, url = start_view(tmp_path, "--influx-dir", str(influxd.directory), "--refresh", "5s")
+    run = None
+    try:
+        with live_view.browser(tmp_path / "profile") as driver:
+            driver.get(url)
+            live_view.wait_for(lambda: live_view.statuses(driver), 30, "the page")
+            run = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "run", str(EXAMPLE), "--set", "clock=paced",
+                                    "--influx-dir", str(influxd.directory), "--out", str(tmp_path / "results")],
+                                   stdout=subprocess.DEVNULL, stderr=(tmp_path / "run.stderr").open("w"))
+            polls, disagree = 0, []
+            deadline = time.monotonic() + 300
+            while time.monotonic() < deadline:
+                going = run.poll() is None
+                statuses, drawn = live_view.shown(driver)
+                polls += 1
+                disagree += [(polls, t, statuses[t]["points"], n) for t, n in drawn.items() if statuses[t]["points"] != n]
+                if not going and drawn.get(MTT_POINTS) == _delivered(target) > 0:
+                    break
+                time.sleep(0.2)
+            assert run.wait(timeout=60) == 0, (tmp_path / "run.stderr").read_text()
+            assert not disagree, disagree[:10]
+            plotted = {p.title for row in catalog.RUNS.rows for p in row.panels if p.kind in ("timeseries", "histogram",
+                                                                                              "state-timeline")}
+            assert set(drawn) == plotted, set(drawn) ^ plotted  # every plot's glyph was compared
+            assert drawn[MTT_POINTS] == _delivered(target) > 400, (drawn, _delivered(target))
+            assert polls >= 20, polls
+            shown = live_view.statuses(driver)
+            fed = [t for t in PANELS if t not in RUN_ONLY]
+            assert not live_view.panels_lacking_data(shown, fed)
+            assert all(shown[t]["points"] == 0 and shown[t]["text"].startswith("no data: ") for t in RUN_ONLY), \
+                {t: shown[t]["text"] for t in RUN_ONLY}
+            # Drawn where it has data, folded (no height) where it has none.
+            heights = {t: shown[t]["height"] for t in PANELS}
+            assert all(heights[t] > 20 for t in fed) and all(heights[t] == 0 for t in RUN_ONLY), heights
+            driver.save_screenshot(str(tmp_path / "paced-failover.png"))
+    finally:
+        if run is not None and run.poll() is None:
+            run.terminate()
+            run.wait(timeout=120)
+        stop_view(proc)
+    assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
+
+
+def _delivered(target: influx.Target) -> int:
+    answer = influx.query(target, 'SELECT count("mtt_ms") FROM "sctp_message"')
+    return int(answer[0]["values"][0][1]) if answer else 0
 
 
 def test_an_unreachable_influxdb_is_one_message_in_the_page_and_on_stderr(tmp_path: Path) -> None:

@@ -36,8 +36,12 @@ const walk = (root) => {
 };
 walk(document);
 """
+# How tall a panel's drawing is on the page: the element before its status line in the
+# panel's frame (0 when the panel is folded to its title and reason).
+_HEIGHT = "(e) => { const body = e.getRootNode().host?.previousElementSibling; return body ? body.getBoundingClientRect().height : null; }"
 STATUS = _DEEP + """
-return found.map((e) => ({panel: e.dataset.panel, points: Number(e.dataset.points),
+const height = """ + _HEIGHT + """;
+return found.map((e) => ({panel: e.dataset.panel, points: Number(e.dataset.points), height: height(e),
                           error: e.classList.contains('sb-error') ? e.textContent : '', newest: e.dataset.newest || null,
                           series: (e.dataset.series || '').split('|').filter((s) => s),
                           marks: e.dataset.marks === undefined ? null : Number(e.dataset.marks), text: e.textContent}));
@@ -56,6 +60,33 @@ for (const select of found) {
 }
 return 'no select ' + label;
 """
+
+
+# The page at one instant (a script runs between two websocket messages, never inside one):
+# each status line as the browser test reads it, and the points each panel's glyph holds in
+# the browser's Bokeh document (its data source named "sb-source:" + the panel's title).
+SHOWN = _DEEP + """
+const statuses = found.map((e) => ({panel: e.dataset.panel, points: Number(e.dataset.points),
+                                    newest: e.dataset.newest || null}));
+const drawn = {};
+for (const doc of (window.Bokeh ? window.Bokeh.documents : [])) {
+  const models = doc._all_models instanceof Map ? [...doc._all_models.values()] : [...doc.all_models];
+  for (const m of models) {
+    if (!m.name || !m.name.startsWith('sb-source:')) continue;
+    const data = m.data instanceof Map ? Object.fromEntries(m.data) : m.data;
+    const sum = (xs) => [...xs].reduce((a, b) => a + b, 0);
+    drawn[m.name.slice('sb-source:'.length)] = 'n' in data ? sum(data.n) : 'ys' in data ? sum([...data.ys].map((ys) => ys.length))
+      : 'top' in data ? sum(data.top) : data.y.length;
+  }
+}
+return {statuses, drawn};
+"""
+
+
+def shown(driver: Any) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """The status lines (title → points, newest) and the points each panel's glyph holds, read at one instant."""
+    page = driver.execute_script(SHOWN, ".sb-status")
+    return {s["panel"]: s for s in page["statuses"]}, {k: int(v) for k, v in page["drawn"].items()}
 
 
 def require_browser() -> None:
@@ -79,6 +110,9 @@ def browser(profile: Path) -> Iterator[Any]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    # A reading waits for the page's work in hand: on a busy machine the browser's share of
+    # the CPU makes that tens of seconds (selenium's own limit is 30 s).
+    driver.set_script_timeout(300)
     try:
         yield driver
     finally:

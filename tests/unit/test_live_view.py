@@ -95,7 +95,7 @@ def _page_statuses(data: list[evaluate.PanelData]) -> dict[str, dict[str, object
     """The status lines as the browser test reads them from the page (tests/support/live_view.py's script)."""
     out: dict[str, dict[str, object]] = {}
     for d in data:
-        html = live._status(d, None)
+        html = live._status(d.panel, live._shown(d))
         attrs = dict(re.findall(r'data-(\w+)="([^"]*)"', html))
         error = re.sub(r"<[^>]+>", "", html) if "sb-error" in html else ""
         out[attrs["panel"].replace("&#x27;", "'")] = {"points": int(attrs["points"]), "error": error}
@@ -126,6 +126,18 @@ def test_a_broken_query_of_a_new_panel_fails_the_check(target: influx.Target, ti
     data = [evaluate.panel_data(target, p, ALL, span) for p in (broken if p is panel else p for p in PANELS)]
     assert evaluate.panels_without_data(data) == [f"{title}: no data"]
     assert live_view.panels_lacking_data(_page_statuses(data), [p.title for p in PANELS]) == [f"{title}: no data"]
+
+
+def test_a_read_of_new_points_is_what_a_whole_read_finds(target: influx.Target) -> None:
+    """The tick's one request (evaluate.tail) gives each panel what its own queries give over
+    the same window, and names the newest run."""
+    span = evaluate.window(target, _only("r1"), time.time_ns())
+    live_panels = [p for p in PANELS if "$timeFilter" in p.queries[0].influxql]
+    tail = evaluate.tail(target, [(p, span) for p in live_panels], catalog.RUNS.annotations, _only("r1"), span)
+    assert tail.newest is not None and tail.newest[1:] == ("session", "r1")
+    assert tail.newest[0] == R1_T0 + 199 * 20_000_000
+    assert tail.data == [evaluate.panel_data(target, p, _only("r1"), span) for p in live_panels]
+    assert tail.marks == [m for a in catalog.RUNS.annotations for m in evaluate.marks(target, a, _only("r1"), span)]
 
 
 def test_refused_credentials_and_no_server_are_said_plainly(influxd: server.LocalServer, tmp_path: Path,

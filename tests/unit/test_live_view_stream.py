@@ -1,0 +1,108 @@
+"""The live view's panels fed read by read, as a run streams, without a browser or InfluxDB.
+
+What a person relies on: the points drawn are those of the run (a read of new points leaves
+the glyph as a whole read of the same window would draw it), they reach the browser as what
+changed (streamed and patched, not the glyph's data again), the status line counts exactly
+the points in the glyph, and the legend is beside the data, not on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bokeh.document import Document
+from bokeh.document.events import ColumnDataChangedEvent, ColumnsPatchedEvent, ColumnsStreamedEvent, DocumentChangedEvent
+
+from sctpbench.dashboards import catalog, evaluate, live
+from sctpbench.dashboards.model import Panel
+
+PANELS = {p.title: p for row in catalog.RUNS.rows for p in row.panels}
+MTT = PANELS["MTT per message (max per interval)"]  # points
+SRTT = PANELS["SRTT per path"]  # lines
+STATES = PANELS["Path state (client's view)"]
+STEP = 10_000_000  # the window's interval: 10 ms
+SPAN = evaluate.Window(0, 10_000_000_000)
+
+
+def _data(panel: Panel, series: dict[str, list[tuple[int, float]]]) -> evaluate.PanelData:
+    return evaluate.PanelData(panel, tuple(evaluate.Series(label, ("time", "v"), tuple(rows)) for label, rows in series.items()))
+
+
+def _run(upto: int, last: float = 15.0) -> dict[str, list[tuple[int, float]]]:
+    """Two paths' buckets up to `upto`; the last bucket of path a still filling (its value `last`)."""
+    a = [(i * STEP, 15.0) for i in range(upto)] + [(upto * STEP, last)]
+    b = [(i * STEP, 1200.0) for i in range(250, upto)]
+    return {"main a": a, "main b": b} if upto > 400 else {"main a": a}
+
+
+def _view(panel: Panel) -> tuple[Any, list[DocumentChangedEvent]]:
+    view = live.VIEWS[panel.kind](panel)
+    doc = Document()
+    doc.add_root(view.fig)
+    events: list[DocumentChangedEvent] = []
+    doc.on_change(events.append)
+    return view, events
+
+
+def _drawn(view: Any) -> int:
+    data = view.source.data
+    if "n" in data:  # state bars, each standing for its intervals
+        return sum(data["n"])
+    return len(data["y"]) if "y" in data else sum(len(ys) for ys in data["ys"])
+
+
+def _rows(view: Any) -> list[tuple[Any, ...]]:
+    """The glyph's data row by row, in any order (a scatter's streamed rows interleave series)."""
+    data = view.source.data
+    return sorted(zip(*(data[c] if c not in ("xs", "ys") else map(tuple, data[c]) for c in sorted(data)), strict=True))
+
+
+def _status_points(view: Any) -> int:
+    return int(view.box.status.object.split('data-points="')[1].split('"')[0])
+
+
+def test_reads_of_new_points_stream_and_patch_what_a_whole_read_draws() -> None:
+    for panel in (MTT, SRTT):
+        view, events = _view(panel)
+        view.show(_data(panel, _run(300)), [], SPAN, SPAN)
+        assert _drawn(view) == _status_points(view) == 301
+        for upto, last in ((301, 17.0), (500, 16.0), (500, 18.0), (800, 15.0)):
+            events.clear()
+            since = view.since(SPAN, SPAN.end_ns)
+            assert since.start_ns > SPAN.start_ns and since.start_ns % STEP == 0 and since.interval_ms == 10
+            rows = {label: [r for r in pts if r[0] >= since.start_ns] for label, pts in _run(upto, last).items()}
+            view.show(_data(panel, rows), [], SPAN, since)
+            whole, _ = _view(panel)
+            whole.show(_data(panel, _run(upto, last)), [], SPAN, SPAN)
+            assert _rows(view) == _rows(whole), (panel.title, upto)
+            assert _drawn(view) == _status_points(view) == whole.drawn.points()
+            sent = {type(e) for e in events if getattr(e, "model", None) is view.source}
+            assert sent and sent <= {ColumnsStreamedEvent, ColumnsPatchedEvent}, (panel.title, upto, sent)
+
+
+def test_a_new_run_replaces_the_points_drawn() -> None:
+    view, events = _view(MTT)
+    view.show(_data(MTT, _run(500)), [], SPAN, SPAN)
+    events.clear()
+    later = evaluate.Window(20_000_000_000, 30_000_000_000)
+    view.show(_data(MTT, {"main a": [(20_000_000_000 + i * STEP, 10.0) for i in range(5)]}), [], later, later)
+    assert view.source.data["y"] == [10.0] * 5 and _status_points(view) == 5
+    assert any(isinstance(e, ColumnDataChangedEvent) for e in events)
+
+
+def test_state_bars_add_up_to_the_points_counted() -> None:
+    view, _ = _view(STATES)
+    rows = {"main 10.0.1.2": [(i * STEP, 3.0 if i < 50 else 0.0) for i in range(100)]}
+    view.show(_data(STATES, rows), [], SPAN, SPAN)
+    assert view.source.data["state"] == ["ACTIVE", "INACTIVE"] and view.source.data["n"] == [50, 50]
+    assert _drawn(view) == _status_points(view) == 100
+
+
+def test_legends_are_beside_the_data_not_on_it() -> None:
+    for panel in (MTT, SRTT):
+        view, _ = _view(panel)
+        view.show(_data(panel, _run(500)), [], SPAN, SPAN)
+        assert not view.fig.legend  # no Bokeh legend inside (or beside) the plot area
+        assert view.box.body.objects[0] is view.legend.pane
+        assert [s.split("</span> ")[1].split("<")[0] for s in view.legend.pane.object.split('class="sb-legend-item"')[1:]] == \
+            ["main a", "main b"]
