@@ -345,3 +345,37 @@ def test_a_limit_is_in_the_metrics_unit(metric: str, value: object, expected: fl
 def test_a_limit_of_a_count_must_be_a_number(value: object) -> None:
     with pytest.raises(ValueError, match=r"is not a number; allowed: a number \(e.g. 10\)"):
         claims.limit("messages_affected", value)
+
+
+@pytest.mark.parametrize("metric, value, reference, expected", [
+    ("failover_time_ms", "10%", 108.1, 10.81),  # a percentage of b's mean
+    ("failover_time_ms", " 5% ", -200.0, 10.0),  # ... of its size
+    ("failover_time_ms", "20ms", 500.0, 20.0), ("failover_time_ms", "1.5s", 0.0, 1500.0),  # a duration, in ms
+    ("messages_affected", 3, 100.0, 3.0), ("utilisation", 0.05, 0.9, 0.05),  # a number, as written
+])
+def test_a_same_claims_tolerance_is_in_the_metrics_unit(metric: str, value: object, reference: float, expected: float) -> None:
+    assert claims.tolerance(metric, value, reference) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("metric, value, words", [
+    ("messages_affected", "3", "tolerance '3' is not a number; allowed: a number (e.g. 10) or a percentage (10%)"),
+    ("failover_time_ms", "fast", "tolerance 'fast' is not a duration; allowed: a number with a unit ns, us, ms, s or min "
+                                 "(e.g. 200ms) or a percentage (10%)"),
+])
+def test_a_tolerance_neither_in_the_metrics_unit_nor_a_percentage_is_refused_in_words(metric: str, value: object, words: str) -> None:
+    with pytest.raises(ValueError) as e:
+        claims.tolerance(metric, value, 1.0)
+    assert str(e.value) == words
+
+
+def test_claims_json_holds_each_claim_its_verdict_line_and_checks(campaign: Path) -> None:
+    """What `campaign check` writes for the report: a same claim within 10 % of b's mean (108.1 ms)."""
+    result = next(r for r in _results(campaign) if r.claim.id == "failover-unchanged")
+    figures = "a 108.1 ± 5.1 (n 4) vs b 108.1 ± 5.1 (n 4), a − b [-0.0, 0.0] (paired, n 4; within ±10.8)"
+    assert result.to_dict() == {
+        "id": "failover-unchanged", "says": "failover does not depend on Path.Max.Retrans", "where": "test",
+        "metric": "failover_time_ms", "kind": "same", "verdict": "holds",
+        "line": f"HOLDS        failover-unchanged: failover_time_ms ≈; {figures} → holds (test)",
+        "checks": [{"group": "", "figures": figures, "verdict": "holds", "pairing": "paired", "pairs": 4,
+                    "configs": ["sctp.path_max_retrans=1", "sctp.path_max_retrans=2"]}],
+    }
