@@ -379,3 +379,41 @@ def test_claims_json_holds_each_claim_its_verdict_line_and_checks(campaign: Path
         "checks": [{"group": "", "figures": figures, "verdict": "holds", "pairing": "paired", "pairs": 4,
                     "configs": ["sctp.path_max_retrans=1", "sctp.path_max_retrans=2"]}],
     }
+
+
+COMPARISONS = """paper: "tests: comparisons of two sides"
+confidence: 0.99
+claims:
+  - {id: same-within-a-second, says: "x", where: "t", metric: detection_time_ms, kind: same, a: {k: a}, b: {k: b}, tolerance: 1s}
+  - {id: same-within-100us, says: "x", where: "t", metric: detection_time_ms, kind: same, a: {k: a}, b: {k: b}, tolerance: 100us}
+  - {id: a-less, says: "x", where: "t", metric: utilisation, kind: less, a: {k: a}, b: {k: b}}
+  - {id: a-greater, says: "x", where: "t", metric: utilisation, kind: greater, a: {k: a}, b: {k: b}}
+  - {id: a-at-most-1-1-b, says: "x", where: "t", metric: utilisation, kind: ratio_at_most, value: 1.1, a: {k: a}, b: {k: b}}
+  - {id: a-at-least-1-1-b, says: "x", where: "t", metric: utilisation, kind: ratio_at_least, value: 1.1, a: {k: a}, b: {k: b}}
+"""
+
+
+def test_comparisons_of_two_sides_at_the_files_confidence_and_the_metrics_digits(tmp_path: Path) -> None:
+    """Detection 0.5 ms apart (a − b within [0.46, 0.54] at 99 %): the same within 1 s, not within
+    100 µs. Utilisation 0.50 against 0.40: a is greater, not less, and a/b = 1.25 is at least 1.1,
+    not at most. Figures at the file's 99 %, a share's with two digits."""
+    path = tmp_path / "comparisons.claims.yaml"
+    path.write_text(COMPARISONS)
+    detection = {"a": (10.50, 10.51, 10.49), "b": (10.00, 10.01, 9.99)}
+    share = {"a": (0.50, 0.51, 0.49), "b": (0.40, 0.41, 0.39)}
+    rows = [{"param.k": k, "status": "ok", "detection_time_ms": d, "utilisation": u}
+            for k in ("a", "b") for d, u in zip(detection[k], share[k], strict=True)]
+    results = {r.claim.id: r for r in claims.evaluate(claims.load(path), rows, ["k"])}
+    assert {i: r.verdict for i, r in results.items()} == {
+        "same-within-a-second": "holds", "same-within-100us": "contradicted", "a-less": "contradicted",
+        "a-greater": "holds", "a-at-most-1-1-b": "contradicted", "a-at-least-1-1-b": "holds"}
+    da, db, ua, ub = Sample(detection["a"]), Sample(detection["b"]), Sample(share["a"]), Sample(share["b"])
+    assert verdicts.interval_text(verdicts.difference_interval(da, db, 0.99)) == "[0.5, 0.5]"
+    assert results["same-within-100us"].checks[0].figures == (
+        f"a {da.text(1, 0.99)} vs b {db.text(1, 0.99)}, a − b [0.5, 0.5] (unpaired; within ±0.1)")
+    shares = f"a {ua.text(2, 0.99)} vs b {ub.text(2, 0.99)}"
+    assert shares == "a 0.50 ± 0.06 (n 3) vs b 0.40 ± 0.06 (n 3)"  # t(0.995, 2) = 9.92 × 0.01/√3
+    difference = verdicts.interval_text(verdicts.difference_interval(ua, ub, 0.99), 2)
+    assert results["a-less"].checks[0].figures == f"{shares}, a − b {difference} (unpaired)"
+    ratio = verdicts.interval_text(verdicts.ratio_interval(ua, ub, 0.99), 2)
+    assert results["a-at-most-1-1-b"].checks[0].figures == f"{shares}, a/b {ratio} (unpaired)"
