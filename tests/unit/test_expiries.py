@@ -205,7 +205,7 @@ def _heartbeat_ack() -> bytes:
 
 
 def _run_folder(run: Path, experiment: str, overrides: list[str], association: str, failed: str, alternate: str,
-                *, last_sack_ms: float = 4985.0) -> None:
+                *, last_sack_ms: float = 4985.0, second_expiry: tuple[tuple[int, float], ...] = ((22, 5200.0),)) -> None:
     """A failover of `failed` at 5000 ms, as `association`'s client captured it.
 
     On `failed`: TSNs 9-11 sent at 4940, 4960, 4980; SACKs at 4950 and `last_sack_ms` (which
@@ -213,7 +213,8 @@ def _run_folder(run: Path, experiment: str, overrides: list[str], association: s
     data 12-20 every 20 ms from 5005. On `alternate`: a SACK at 4992 and one at 5100 that
     releases a retransmission of 11 (sent 5100.2: no timeout); expiry 0 at 5185 retransmits
     11-20; new data there at 5186 and 5600. The failed path carries 22 at 5200 and 23 at 5510,
-    each retransmitted on `alternate` by the next expiry, at 5500 and 5960."""
+    each retransmitted on `alternate` by the next expiry, at 5500 (with `second_expiry`'s
+    chunks) and 5960."""
     p = plan.build(spec.load(ROOT / "examples" / experiment, overrides), 1, "agent")
     owner = p.association(association)
     local = {a.path: a.client_address for a in reversed(owner.paths)}
@@ -252,7 +253,7 @@ def _run_folder(run: Path, experiment: str, overrides: list[str], association: s
                     (5100.2 + ALTERNATE_LAG_MS, local[alternate], ap, _data((11, 4980.0))),
                     (5185.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data(*out_failed[2:])),
                     (5186.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data((21, 5186.0))),
-                    (5500.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data((22, 5200.0))),
+                    (5500.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data(*second_expiry)),
                     (5600.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data((24, 5600.0))),
                     (5960.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data((23, 5510.0)))]
     (run / "captures").mkdir()
@@ -292,6 +293,29 @@ def test_the_first_timer_starts_at_the_lost_chunks_send_when_no_sack_came_after_
     # The last SACK before the failure came before 11 was sent: the timer ran from 11's send.
     _run_folder(tmp_path / "run", "failover.yaml", [], "main", "primary", "secondary", last_sack_ms=4970.0)
     assert _figures(expiries.analyse(tmp_path / "run"))[0] == (0, 4980.0, 5185.0, 200.0, 4.0)
+
+
+def test_a_later_timer_starts_with_the_failed_paths_next_data_whatever_the_burst_holds(tmp_path: Path) -> None:
+    """Expiry 1 also retransmits 21, first sent on the other path at 5186 ms: its timer still
+    started with the failed path's own next DATA, 22 at 5200 ms."""
+    _run_folder(tmp_path / "run", "failover.yaml", [], "main", "primary", "secondary",
+                second_expiry=((21, 5186.0), (22, 5200.0)))
+    assert _figures(expiries.analyse(tmp_path / "run")) == EXPECTED
+
+
+def test_without_the_clients_back_off_the_model_doubles_and_without_unreachable_no_detection(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    _run_folder(run, "failover.yaml", [], "main", "primary", "secondary")
+    (run / "kernel.json").write_text(json.dumps({"hz": 250, "sysctl": {}}))
+    rec = run / "records" / "main.client.rec"
+    rec.write_text(rec.read_text().replace(f"addr\t{_mono(5961)}\t198.18.0.2\tADDR_UNREACHABLE\t0\n", ""))
+    found = expiries.analyse(run)
+    # 400 and 800 ms are 100 and 200 jiffies at HZ 250: buckets of 8 (32 ms).
+    assert [(e.rto_ms, e.granularity_ms) for e in found.expiries] == [(200.0, 4.0), (400.0, 32.0), (800.0, 32.0)]
+    assert (found.unreachable_ns, found.detection_after_last_expiry_ms) == (None, None)
+    # An ADDR_UNREACHABLE in the failure's very instant (virtual time makes ties real) is this failure's.
+    rec.write_text(rec.read_text() + f"addr\t{_mono(5000)}\t198.18.0.2\tADDR_UNREACHABLE\t0\n")
+    assert expiries.analyse(run).unreachable_ns == _mono(5000)
 
 
 def test_the_association_whose_path_failed_is_the_one_read(tmp_path: Path) -> None:
