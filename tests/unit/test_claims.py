@@ -417,3 +417,13 @@ def test_comparisons_of_two_sides_at_the_files_confidence_and_the_metrics_digits
     assert results["a-less"].checks[0].figures == f"{shares}, a − b {difference} (unpaired)"
     ratio = verdicts.interval_text(verdicts.ratio_interval(ua, ub, 0.99), 2)
     assert results["a-at-most-1-1-b"].checks[0].figures == f"{shares}, a/b {ratio} (unpaired)"
+
+
+def test_modes_as_the_report_and_the_campaign_table_give_them() -> None:
+    """A mode's median, its range when it has one, its share and runs ("1 run"); the table's record."""
+    found = modes.modes([10.0, 100.0, 1000.0, None, float("nan")])  # a run without the metric is left out
+    assert modes.text(found) == "55.0 [10.0–100.0] (67%, 2 runs) | 1000.0 (33%, 1 run)"
+    assert modes.text(found, 2) == "55.00 [10.00–100.00] (67%, 2 runs) | 1000.00 (33%, 1 run)"
+    assert modes.text([]) == "-"
+    assert [m.to_dict() for m in found] == [{"value": 55.0, "low": 10.0, "high": 100.0, "runs": 2},
+                                            {"value": 1000.0, "low": 1000.0, "high": 1000.0, "runs": 1}]
