@@ -206,6 +206,12 @@ def test_the_report_shows_the_claims_and_the_modes(campaign: Path) -> None:
     ([5.0, 5.0, 5.0], [(5.0, 3)]),
     ([10.0, 11.0, 12.5, 13.0, 14.0], [(12.5, 5)]),  # the middle one of an odd count
     ([0.10, 0.11, 0.90, 0.91], [(0.1, 2), (0.9, 2)]),  # shares: a gap below 1 is a gap
+    # Each rule at its edge: a gap of exactly twice a side's spread is none; one of exactly half
+    # the larger median, or a quarter of the whole range, is one; two runs far apart are two modes.
+    ([0.0, 1.0, 3.0, 3.0], [(2.0, 4)]),
+    ([10.0, 10.0, 20.0, 20.0], [(10.0, 2), (20.0, 2)]),
+    ([0.0, 0.0, 25.0, 25.0, 100.0], [(0.0, 2), (25.0, 2), (100.0, 1)]),
+    ([10.0, 100.0], [(10.0, 1), (100.0, 1)]),
     ([], []),
 ])
 def test_modes_split_at_gaps_wider_than_the_groups(values: list[float], expected: list[tuple[float, int]]) -> None:
