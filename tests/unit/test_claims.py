@@ -436,6 +436,6 @@ def test_modes_as_the_report_and_the_campaign_table_give_them() -> None:
     found = modes.modes([10.0, 100.0, 1000.0, None, float("nan")])  # a run without the metric is left out
     assert modes.text(found) == "55.0 [10.0–100.0] (67%, 2 runs) | 1000.0 (33%, 1 run)"
     assert modes.text(found, 2) == "55.00 [10.00–100.00] (67%, 2 runs) | 1000.00 (33%, 1 run)"
-    assert modes.text([]) == "-"
+    assert modes.text([]) == "-" and found[1].text() == "1000.0 (33%, 1 run)"
     assert [m.to_dict() for m in found] == [{"value": 55.0, "low": 10.0, "high": 100.0, "runs": 2},
                                             {"value": 1000.0, "low": 1000.0, "high": 1000.0, "runs": 1}]
