@@ -99,9 +99,13 @@ def test_reordering_as_summary_json_has_it_and_its_edges(tmp_path: Path, assoc: 
     assert reordering.count(tied, 0).out_of_order_t_rel_ns == (5,)
     assert reordering.count(list(reversed(tied)), 0).out_of_order == 0
     assert reordering._after(2**31 - 1, 0) and not reordering._after(2**31, 0) and not reordering._after(5, 5)
+    # Two duplicates, and arrivals after them still count.
+    again = [*arrivals, reordering.Arrival(40 * MS, 3, "home"), reordering.Arrival(41 * MS, 2, "home"),
+             reordering.Arrival(42 * MS, 5, "home"), reordering.Arrival(43 * MS, 4, "home")]
+    assert (reordering.count(again, 0).chunks, reordering.count(again, 0).duplicates) == (5, 3)
     (tmp_path / "captures").mkdir()
-    pk.write_pcap(tmp_path / "captures" / "home-cn.pcap", [(1, MN["home"], CN["home"], _out(40000, pk.data_chunk(1)))])
-    assert reordering.server_arrivals(tmp_path, assoc) == [reordering.Arrival(pk.T0 + MS, 1, "home")]
+    pk.write_pcap(tmp_path / "captures" / "target-cn.pcap", [(1, MN["target"], CN["target"], _out(40000, pk.data_chunk(1)))])
+    assert reordering.server_arrivals(tmp_path, assoc) == [reordering.Arrival(pk.T0 + MS, 1, "target")]
 
 
 def _table(points: list[tuple[int, int]]) -> list[dict[str, object]]:
