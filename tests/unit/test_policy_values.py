@@ -27,6 +27,9 @@ TEXTS = [
     "predictive:short=1.5", "rtt-ratio:alpha_c=3,alpha_a=9", "rtt-ratio:alpha_c=0.5", "rtt-ratio:beta=1000",
     "rtt-ratio:beta=-1", "signal:switch=-75,prepare=-65", "signal:prepare=-90", "signal:hysteresis=300",
     "signal:switch=-201",
+    # Each bound itself is allowed: a range's top, a guard of LO = HI, a guard of the hour; a third part is not.
+    "delay-centric:hysteresis=1000000", "delay-centric:hysteresis=1000000.5", "delay-centric:guard=1000-1000",
+    "delay-centric:guard=3600000", "delay-centric:guard=0-3600000", "delay-centric:guard=10-20-30",
 ]
 
 
@@ -58,3 +61,12 @@ def test_the_corpus_has_both_verdicts() -> None:
     """The list above would prove nothing if every text were good, or every one bad."""
     verdicts = [policy_problem(t) is None for t in TEXTS]
     assert 10 < sum(verdicts) < len(TEXTS) - 10
+
+
+@pytest.mark.parametrize("text, words", [
+    ("predictive:form=new", "bad form 'new' (allowed: original or modified)"),
+    ("delay-centric:guard=4000-1000", "bad guard '4000-1000' (allowed: MS or LO-HI, whole ms from 0 to 3600000, LO not above HI)"),
+    ("delay-centric:hysteresis=1000000.5", "bad hysteresis '1000000.5' (allowed: a number of ms from 0 to 1e6)"),
+])
+def test_a_refused_policy_value_says_what_is_allowed(text: str, words: str) -> None:
+    assert policy_problem(text) == words
