@@ -439,3 +439,29 @@ def test_modes_as_the_report_and_the_campaign_table_give_them() -> None:
     assert modes.text([]) == "-" and found[1].text() == "1000.0 (33%, 1 run)"
     assert [m.to_dict() for m in found] == [{"value": 55.0, "low": 10.0, "high": 100.0, "runs": 2},
                                             {"value": 1000.0, "low": 1000.0, "high": 1000.0, "runs": 1}]
+
+
+def test_a_precondition_is_met_strictly_beyond_its_limit_in_the_metrics_unit() -> None:
+    below = claims.Requires(metric="detection_time_ms", below="1s")
+    assert below.met({"detection_time_ms": 999.0}) and not below.met({"detection_time_ms": 1000.0})
+    assert not below.met({}) and not below.met({"detection_time_ms": float("nan")})
+    assert below.text() == "detection_time_ms < 1000"
+    above = claims.Requires(metric="messages_affected", above=2)
+    assert above.met({"messages_affected": 3}) and not above.met({"messages_affected": 2})
+    assert above.text() == "messages_affected > 2"
+    present = claims.Requires(metric="unreachable_time_ms")
+    assert present.text() == "unreachable_time_ms present" and present.met({"unreachable_time_ms": 0.0})
+
+
+def test_the_pairing_says_how_many_runs_had_no_partner() -> None:
+    assert claims._pairing(None) == "unpaired"
+    assert claims._pairing(verdicts.Pairs((1.0, 2.0), (3.0, 4.0), 0)) == "paired, n 2"
+    assert claims._pairing(verdicts.Pairs((1.0, 2.0), (3.0, 4.0), 1)) == "paired, n 2, 1 run without a partner left out"
+    assert claims._pairing(verdicts.Pairs((1.0, 2.0), (3.0, 4.0), 3)) == "paired, n 2, 3 runs without a partner left out"
+
+
+def test_a_run_without_the_metric_has_no_partner() -> None:
+    left = [{"seed": s, "repetition": s, "status": "ok", "m": v} for s, v in ((1, 1.0), (2, None), (3, 3.0))]
+    right = [{"seed": s, "repetition": s, "status": "ok", "m": v} for s, v in ((1, 5.0), (2, 6.0), (3, 7.0))]
+    pairs = claims.pair(left, right, "m", [])
+    assert pairs is not None and (pairs.a, pairs.b, pairs.left_out) == ((1.0, 3.0), (5.0, 7.0), 1)
