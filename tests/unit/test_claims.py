@@ -204,6 +204,7 @@ def test_the_report_shows_the_claims_and_the_modes(campaign: Path) -> None:
     ([100.0, 200.0, 300.0, 400.0], [(250.0, 4)]),  # evenly spread: no gap stands out
     ([10.0, 100.0, 1000.0], [(55.0, 2), (1000.0, 1)]),  # 90 ms is small beside the range of 990
     ([5.0, 5.0, 5.0], [(5.0, 3)]),
+    ([], []),
     ([10.0, 11.0, 12.5, 13.0, 14.0], [(12.5, 5)]),  # the middle one of an odd count
     ([0.10, 0.11, 0.90, 0.91], [(0.1, 2), (0.9, 2)]),  # shares: a gap below 1 is a gap
     # Each rule at its edge: a gap of exactly twice a side's spread is none; one of exactly half
@@ -216,7 +217,6 @@ def test_the_report_shows_the_claims_and_the_modes(campaign: Path) -> None:
     ([1.0, 1.0, 26.0, 26.0, 101.0], [(1.0, 2), (26.0, 2), (101.0, 1)]),  # 25 is a quarter of 100
     ([0.0, 2.0, 26.6, 26.6, 100.0], [(14.3, 4), (100.0, 1)]),  # 24.6 is less than a quarter of 100
     ([-100.0, -25.0, -25.0, 0.0, 0.0], [(-100.0, 1), (-25.0, 2), (0.0, 2)]),  # the upper side split again
-    ([], []),
 ])
 def test_modes_split_at_gaps_wider_than_the_groups(values: list[float], expected: list[tuple[float, int]]) -> None:
     assert [(round(m.value, 1), m.runs) for m in modes.modes(list(values))] == expected
