@@ -29,7 +29,7 @@ TEXTS = [
     "signal:switch=-201",
     # Each bound itself is allowed: a range's top, a guard of LO = HI, a guard of the hour; a third part is not.
     "delay-centric:hysteresis=1000000", "delay-centric:hysteresis=1000000.5", "delay-centric:guard=1000-1000",
-    "delay-centric:guard=3600000", "delay-centric:guard=0-3600000", "delay-centric:guard=10-20-30",
+    "delay-centric:guard=3600000", "delay-centric:guard=0-3600000", "delay-centric:guard=10-20-30", "predictive:short=0.1=2",
 ]
 
 
@@ -67,6 +67,10 @@ def test_the_corpus_has_both_verdicts() -> None:
     ("predictive:form=new", "bad form 'new' (allowed: original or modified)"),
     ("delay-centric:guard=4000-1000", "bad guard '4000-1000' (allowed: MS or LO-HI, whole ms from 0 to 3600000, LO not above HI)"),
     ("delay-centric:hysteresis=1000000.5", "bad hysteresis '1000000.5' (allowed: a number of ms from 0 to 1e6)"),
+    ("predictive:short=0.1=2", "bad short '0.1=2' (allowed: an EMA weight in (0, 1])"),
+    ("predictive:short=0.1,long=0.5", "short=0.1 does not weigh more than long=0.5 (allowed: short above long)"),
+    ("predictive:long=0.9", "short=0.667 does not weigh more than long=0.9 (allowed: short above long)"),  # the agent's defaults
+    ("predictive:short=0.1", "short=0.1 does not weigh more than long=0.154 (allowed: short above long)"),
 ])
 def test_a_refused_policy_value_says_what_is_allowed(text: str, words: str) -> None:
     assert policy_problem(text) == words
