@@ -71,6 +71,9 @@ def test_the_corpus_has_both_verdicts() -> None:
     ("predictive:short=0.1,long=0.5", "short=0.1 does not weigh more than long=0.5 (allowed: short above long)"),
     ("predictive:long=0.9", "short=0.667 does not weigh more than long=0.9 (allowed: short above long)"),  # the agent's defaults
     ("predictive:short=0.1", "short=0.1 does not weigh more than long=0.154 (allowed: short above long)"),
+    ("signal:prepare=-90", "prepare=-90 is not above switch=-80 (allowed: prepare above switch: it comes first)"),
+    ("signal:switch=-75,prepare=-75", "prepare=-75 is not above switch=-75 (allowed: prepare above switch: it comes first)"),
+    ("signal:hysteresis=250.5", "bad hysteresis '250.5' (allowed: a number of dB from 0 to 250)"),
 ])
 def test_a_refused_policy_value_says_what_is_allowed(text: str, words: str) -> None:
     assert policy_problem(text) == words
