@@ -74,6 +74,8 @@ def test_the_corpus_has_both_verdicts() -> None:
     ("signal:prepare=-90", "prepare=-90 is not above switch=-80 (allowed: prepare above switch: it comes first)"),
     ("signal:switch=-75,prepare=-75", "prepare=-75 is not above switch=-75 (allowed: prepare above switch: it comes first)"),
     ("signal:hysteresis=250.5", "bad hysteresis '250.5' (allowed: a number of dB from 0 to 250)"),
+    ("delay-centric:hysteresis=10,bogus=1", "unknown parameter 'bogus' for delay-centric (allowed: hysteresis, guard, guard_hb, seed, hz)"),
+    ("delay-centric:hysteresis=10,", "bad parameter '' (KEY=VALUE)"),
 ])
 def test_a_refused_policy_value_says_what_is_allowed(text: str, words: str) -> None:
     assert policy_problem(text) == words
