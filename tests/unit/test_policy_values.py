@@ -76,6 +76,9 @@ def test_the_corpus_has_both_verdicts() -> None:
     ("signal:hysteresis=250.5", "bad hysteresis '250.5' (allowed: a number of dB from 0 to 250)"),
     ("delay-centric:hysteresis=10,bogus=1", "unknown parameter 'bogus' for delay-centric (allowed: hysteresis, guard, guard_hb, seed, hz)"),
     ("delay-centric:hysteresis=10,", "bad parameter '' (KEY=VALUE)"),
+    ("delay-centric:=10", "bad parameter '=10' (KEY=VALUE)"),
+    ("static:hysteresis=10", "static takes no parameters"),
+    ("fastest", "unknown policy 'fastest' (allowed: static, delay-centric, predictive, rtt-ratio, signal)"),
 ])
 def test_a_refused_policy_value_says_what_is_allowed(text: str, words: str) -> None:
     assert policy_problem(text) == words
