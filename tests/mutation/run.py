@@ -54,7 +54,7 @@ def prepare(work: Path, module: str, tests: list[str]) -> None:
 
 
 def mutmut(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = ["nice", "-n", "10", str(Path(sys.executable).parent / "mutmut"), *args]
+    command = ["nice", "-n", "19", str(Path(sys.executable).parent / "mutmut"), *args]
     return subprocess.run(command, cwd=work, capture_output=True, text=True, env=os.environ | {"TERM": "dumb"})
 
 

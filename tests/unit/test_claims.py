@@ -205,6 +205,18 @@ def test_the_report_shows_the_claims_and_the_modes(campaign: Path) -> None:
     ([10.0, 100.0, 1000.0], [(55.0, 2), (1000.0, 1)]),  # 90 ms is small beside the range of 990
     ([5.0, 5.0, 5.0], [(5.0, 3)]),
     ([], []),
+    ([10.0, 11.0, 12.5, 13.0, 14.0], [(12.5, 5)]),  # the middle one of an odd count
+    ([0.10, 0.11, 0.90, 0.91], [(0.1, 2), (0.9, 2)]),  # shares: a gap below 1 is a gap
+    # Each rule at its edge: a gap of exactly twice a side's spread is none; one of exactly half
+    # the larger median, or a quarter of the whole range, is one; two runs far apart are two modes.
+    ([0.0, 1.0, 3.0, 3.0], [(2.0, 4)]),
+    ([10.0, 10.0, 20.0, 20.0], [(10.0, 2), (20.0, 2)]),
+    ([0.0, 0.0, 25.0, 25.0, 100.0], [(0.0, 2), (25.0, 2), (100.0, 1)]),
+    ([10.0, 100.0], [(10.0, 1), (100.0, 1)]),
+    # The range is the highest value less the lowest, and each side is split against it.
+    ([1.0, 1.0, 26.0, 26.0, 101.0], [(1.0, 2), (26.0, 2), (101.0, 1)]),  # 25 is a quarter of 100
+    ([0.0, 2.0, 26.6, 26.6, 100.0], [(14.3, 4), (100.0, 1)]),  # 24.6 is less than a quarter of 100
+    ([-100.0, -25.0, -25.0, 0.0, 0.0], [(-100.0, 1), (-25.0, 2), (0.0, 2)]),  # the upper side split again
 ])
 def test_modes_split_at_gaps_wider_than_the_groups(values: list[float], expected: list[tuple[float, int]]) -> None:
     assert [(round(m.value, 1), m.runs) for m in modes.modes(list(values))] == expected
@@ -345,3 +357,111 @@ def test_a_limit_is_in_the_metrics_unit(metric: str, value: object, expected: fl
 def test_a_limit_of_a_count_must_be_a_number(value: object) -> None:
     with pytest.raises(ValueError, match=r"is not a number; allowed: a number \(e.g. 10\)"):
         claims.limit("messages_affected", value)
+
+
+@pytest.mark.parametrize("metric, value, reference, expected", [
+    ("failover_time_ms", "10%", 108.1, 10.81),  # a percentage of b's mean
+    ("failover_time_ms", " 5% ", -200.0, 10.0),  # ... of its size
+    ("failover_time_ms", "20ms", 500.0, 20.0), ("failover_time_ms", "1.5s", 0.0, 1500.0),  # a duration, in ms
+    ("messages_affected", 3, 100.0, 3.0), ("utilisation", 0.05, 0.9, 0.05),  # a number, as written
+])
+def test_a_same_claims_tolerance_is_in_the_metrics_unit(metric: str, value: object, reference: float, expected: float) -> None:
+    assert claims.tolerance(metric, value, reference) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("metric, value, words", [
+    ("messages_affected", "3", "tolerance '3' is not a number; allowed: a number (e.g. 10) or a percentage (10%)"),
+    ("failover_time_ms", "fast", "tolerance 'fast' is not a duration; allowed: a number with a unit ns, us, ms, s or min "
+                                 "(e.g. 200ms) or a percentage (10%)"),
+])
+def test_a_tolerance_neither_in_the_metrics_unit_nor_a_percentage_is_refused_in_words(metric: str, value: object, words: str) -> None:
+    with pytest.raises(ValueError) as e:
+        claims.tolerance(metric, value, 1.0)
+    assert str(e.value) == words
+
+
+def test_claims_json_holds_each_claim_its_verdict_line_and_checks(campaign: Path) -> None:
+    """What `campaign check` writes for the report: a same claim within 10 % of b's mean (108.1 ms)."""
+    result = next(r for r in _results(campaign) if r.claim.id == "failover-unchanged")
+    figures = "a 108.1 ± 5.1 (n 4) vs b 108.1 ± 5.1 (n 4), a − b [-0.0, 0.0] (paired, n 4; within ±10.8)"
+    assert result.to_dict() == {
+        "id": "failover-unchanged", "says": "failover does not depend on Path.Max.Retrans", "where": "test",
+        "metric": "failover_time_ms", "kind": "same", "verdict": "holds",
+        "line": f"HOLDS        failover-unchanged: failover_time_ms ≈; {figures} → holds (test)",
+        "checks": [{"group": "", "figures": figures, "verdict": "holds", "pairing": "paired", "pairs": 4,
+                    "configs": ["sctp.path_max_retrans=1", "sctp.path_max_retrans=2"]}],
+    }
+
+
+COMPARISONS = """paper: "tests: comparisons of two sides"
+confidence: 0.99
+claims:
+  - {id: same-within-a-second, says: "x", where: "t", metric: detection_time_ms, kind: same, a: {k: a}, b: {k: b}, tolerance: 1s}
+  - {id: same-within-100us, says: "x", where: "t", metric: detection_time_ms, kind: same, a: {k: a}, b: {k: b}, tolerance: 100us}
+  - {id: a-less, says: "x", where: "t", metric: utilisation, kind: less, a: {k: a}, b: {k: b}}
+  - {id: a-greater, says: "x", where: "t", metric: utilisation, kind: greater, a: {k: a}, b: {k: b}}
+  - {id: a-at-most-1-1-b, says: "x", where: "t", metric: utilisation, kind: ratio_at_most, value: 1.1, a: {k: a}, b: {k: b}}
+  - {id: a-at-least-1-1-b, says: "x", where: "t", metric: utilisation, kind: ratio_at_least, value: 1.1, a: {k: a}, b: {k: b}}
+"""
+
+
+def test_comparisons_of_two_sides_at_the_files_confidence_and_the_metrics_digits(tmp_path: Path) -> None:
+    """Detection 0.5 ms apart (a − b within [0.46, 0.54] at 99 %): the same within 1 s, not within
+    100 µs. Utilisation 0.50 against 0.40: a is greater, not less, and a/b = 1.25 is at least 1.1,
+    not at most. Figures at the file's 99 %, a share's with two digits."""
+    path = tmp_path / "comparisons.claims.yaml"
+    path.write_text(COMPARISONS)
+    detection = {"a": (10.50, 10.51, 10.49), "b": (10.00, 10.01, 9.99)}
+    share = {"a": (0.50, 0.51, 0.49), "b": (0.40, 0.41, 0.39)}
+    rows = [{"param.k": k, "status": "ok", "detection_time_ms": d, "utilisation": u}
+            for k in ("a", "b") for d, u in zip(detection[k], share[k], strict=True)]
+    results = {r.claim.id: r for r in claims.evaluate(claims.load(path), rows, ["k"])}
+    assert {i: r.verdict for i, r in results.items()} == {
+        "same-within-a-second": "holds", "same-within-100us": "contradicted", "a-less": "contradicted",
+        "a-greater": "holds", "a-at-most-1-1-b": "contradicted", "a-at-least-1-1-b": "holds"}
+    da, db, ua, ub = Sample(detection["a"]), Sample(detection["b"]), Sample(share["a"]), Sample(share["b"])
+    assert verdicts.interval_text(verdicts.difference_interval(da, db, 0.99)) == "[0.5, 0.5]"
+    assert results["same-within-100us"].checks[0].figures == (
+        f"a {da.text(1, 0.99)} vs b {db.text(1, 0.99)}, a − b [0.5, 0.5] (unpaired; within ±0.1)")
+    shares = f"a {ua.text(2, 0.99)} vs b {ub.text(2, 0.99)}"
+    assert shares == "a 0.50 ± 0.06 (n 3) vs b 0.40 ± 0.06 (n 3)"  # t(0.995, 2) = 9.92 × 0.01/√3
+    difference = verdicts.interval_text(verdicts.difference_interval(ua, ub, 0.99), 2)
+    assert results["a-less"].checks[0].figures == f"{shares}, a − b {difference} (unpaired)"
+    ratio = verdicts.interval_text(verdicts.ratio_interval(ua, ub, 0.99), 2)
+    assert results["a-at-most-1-1-b"].checks[0].figures == f"{shares}, a/b {ratio} (unpaired)"
+
+
+def test_modes_as_the_report_and_the_campaign_table_give_them() -> None:
+    """A mode's median, its range when it has one, its share and runs ("1 run"); the table's record."""
+    found = modes.modes([10.0, 100.0, 1000.0, None, float("nan")])  # a run without the metric is left out
+    assert modes.text(found) == "55.0 [10.0–100.0] (67%, 2 runs) | 1000.0 (33%, 1 run)"
+    assert modes.text(found, 2) == "55.00 [10.00–100.00] (67%, 2 runs) | 1000.00 (33%, 1 run)"
+    assert modes.text([]) == "-" and found[1].text() == "1000.0 (33%, 1 run)"
+    assert [m.to_dict() for m in found] == [{"value": 55.0, "low": 10.0, "high": 100.0, "runs": 2},
+                                            {"value": 1000.0, "low": 1000.0, "high": 1000.0, "runs": 1}]
+
+
+def test_a_precondition_is_met_strictly_beyond_its_limit_in_the_metrics_unit() -> None:
+    below = claims.Requires(metric="detection_time_ms", below="1s")
+    assert below.met({"detection_time_ms": 999.0}) and not below.met({"detection_time_ms": 1000.0})
+    assert not below.met({}) and not below.met({"detection_time_ms": float("nan")})
+    assert below.text() == "detection_time_ms < 1000"
+    above = claims.Requires(metric="messages_affected", above=2)
+    assert above.met({"messages_affected": 3}) and not above.met({"messages_affected": 2})
+    assert above.text() == "messages_affected > 2"
+    present = claims.Requires(metric="unreachable_time_ms")
+    assert present.text() == "unreachable_time_ms present" and present.met({"unreachable_time_ms": 0.0})
+
+
+def test_the_pairing_says_how_many_runs_had_no_partner() -> None:
+    assert claims._pairing(None) == "unpaired"
+    assert claims._pairing(verdicts.Pairs((1.0, 2.0), (3.0, 4.0), 0)) == "paired, n 2"
+    assert claims._pairing(verdicts.Pairs((1.0, 2.0), (3.0, 4.0), 1)) == "paired, n 2, 1 run without a partner left out"
+    assert claims._pairing(verdicts.Pairs((1.0, 2.0), (3.0, 4.0), 3)) == "paired, n 2, 3 runs without a partner left out"
+
+
+def test_a_run_without_the_metric_has_no_partner() -> None:
+    left = [{"seed": s, "repetition": s, "status": "ok", "m": v} for s, v in ((1, 1.0), (2, None), (3, 3.0))]
+    right = [{"seed": s, "repetition": s, "status": "ok", "m": v} for s, v in ((1, 5.0), (2, 6.0), (3, 7.0))]
+    pairs = claims.pair(left, right, "m", [])
+    assert pairs is not None and (pairs.a, pairs.b, pairs.left_out) == ((1.0, 3.0), (5.0, 7.0), 1)

@@ -1,10 +1,22 @@
 """The timer model the capture analysis checks against: the kernel's timer-wheel buckets."""
 
+import json
+import struct
+from pathlib import Path
+
 import pytest
 
 from sctpbench.analysis import expiries, metrics
+from sctpbench.collectors import captures
+from sctpbench.model import spec
 from sctpbench.outputs import summary_text
+from sctpbench.plan import build as plan
+from sctpbench.plan.data import Plan
+from sctpbench.results.jsonfile import ResultsFileError
 from sctpbench.results.summary import RunMetrics
+from tests.support import packets
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("delta, bucket", [
@@ -164,3 +176,218 @@ def test_a_sack_at_the_failures_instant_and_a_send_at_the_edge_of_an_expiry() ->
     burst = expiries._Burst(2800 * ms, 1)
     assert expiries._first_start(sent, [(2500 * ms, "primary")], "primary", 2500 * ms, burst) == 2400 * ms
     assert expiries._next_send(sorted(sent, key=lambda s: s.t_ns), "primary", 2800 * ms) == 2800 * ms - expiries.ACROSS_PATHS_NS
+
+
+# analyse() on a whole run folder written here: plan.json, backend.json's clock anchor,
+# kernel.json's HZ and back-off, the timeline, the client's records, and its two captures.
+# Times below are ms after t0 on the agents' clock; a capture's time is the same instant on
+# CLOCK_REALTIME (packets.T0 is t0 there).
+
+T0_MONO_NS = 10_000_000_000
+PRIMARY_LAG_MS, ALTERNATE_LAG_MS = 0.1, 2.0  # each path's egress qdisc delay before its capture
+
+
+def _mono(t_ms: float) -> int:
+    return T0_MONO_NS + round(t_ms * 1e6)
+
+
+def _data(*chunks: tuple[int, float]) -> bytes:
+    """DATA chunks (TSN, generation time in ms) with the agent's header (B and E bits)."""
+    out = b""
+    for tsn, gen_ms in chunks:
+        out += struct.pack("!BBHIHHI", captures.CHUNK_DATA, 0x03, 32, tsn, 0, tsn & 0xFFFF, 0)
+        out += struct.pack("!QQ", tsn, _mono(gen_ms))
+    return packets.sctp(40000, 5000, out)
+
+
+def _heartbeat_ack() -> bytes:
+    return packets.sctp(5000, 40000, struct.pack("!BBHHH", 5, 0, 8, 1, 4))
+
+
+def _run_folder(run: Path, experiment: str, overrides: list[str], association: str, failed: str, alternate: str,
+                *, last_sack_ms: float = 4985.0, second_expiry: tuple[tuple[int, float], ...] = ((22, 5200.0),)) -> None:
+    """A failover of `failed` at 5000 ms, as `association`'s client captured it.
+
+    On `failed`: TSNs 9-11 sent at 4940, 4960, 4980; SACKs at 4950 and `last_sack_ms` (which
+    acks 10, so the timer guarding 11 restarts then), a HEARTBEAT-ACK at 4990 (no SACK); new
+    data 12-20 every 20 ms from 5005. On `alternate`: a SACK at 4992 and one at 5100 that
+    releases a retransmission of 11 (sent 5100.2: no timeout); expiry 0 at 5185 retransmits
+    11-20; new data there at 5186 and 5600. The failed path carries 22 at 5200 and 23 at 5510,
+    each retransmitted on `alternate` by the next expiry, at 5500 (with `second_expiry`'s
+    chunks) and 5960."""
+    p = plan.build(spec.load(ROOT / "examples" / experiment, overrides), 1, "agent")
+    owner = p.association(association)
+    local = {a.path: a.client_address for a in reversed(owner.paths)}
+    peer = {a.path: a.server_address for a in reversed(owner.paths)}
+    run.mkdir(parents=True)
+    (run / "plan.json").write_text(p.to_json())
+    (run / "backend.json").write_text(json.dumps({"ok": True, "t0_ns": T0_MONO_NS, "t0_realtime_ns": packets.T0}))
+    (run / "kernel.json").write_text(json.dumps({"hz": 250, "sysctl": {owner.client: {"rto_backoff_pct": "150"},
+                                                                     owner.server: {"rto_backoff_pct": "0"}}}))
+    events = [("delay", alternate, 3000), ("fail", failed, 5000), ("fail", alternate, 7000)]
+    (run / "events.jsonl").write_text("".join(json.dumps(
+        {"kind": kind, "target": target, "at_ns": ms * 1_000_000, "scheduled_ns": _mono(ms - 2),
+         "issued_ns": _mono(ms - 1), "applied_ns": _mono(ms), "lag_ns": 2_000_000}) + "\n" for kind, target, ms in events))
+    (run / "records").mkdir()
+    fp, ap = peer[failed], peer[alternate]
+    (run / owner.client_records).write_text("".join(line + "\n" for line in [
+        "meta\trole\tclient", "param\t0\trto_max_ms\t800",
+        f"path\t{_mono(4000)}\t{fp}\tACTIVE\t4380\t100\t300\t1500\t1",
+        f"path\t{_mono(4990)}\t{fp}\tACTIVE\t4380\t100\t250\t1500\t1",
+        f"path\t{_mono(4995)}\t{ap}\tACTIVE\t4380\t100\t999\t1500\t0",
+        f"path\t{_mono(5000)}\t{fp}\tACTIVE\t4380\t100\t200\t1500\t1",  # at the failure's instant: the RTO then
+        f"path\t{_mono(5100)}\t{fp}\tACTIVE\t4380\t100\t400\t1500\t1",
+        f"addr\t{_mono(4500)}\t{fp}\tADDR_UNREACHABLE\t0",  # an outage before this failure
+        f"addr\t{_mono(5500)}\t{fp}\tADDR_POTENTIALLY_FAILED\t0",
+        f"addr\t{_mono(5700)}\t{ap}\tADDR_UNREACHABLE\t0",
+        f"addr\t{_mono(5961)}\t{fp}\tADDR_UNREACHABLE\t0",
+    ]))
+    out_failed = [(9, 4940.0), (10, 4960.0), (11, 4980.0)] + [(12 + k, 5005.0 + 20 * k) for k in range(9)]
+    on_failed = [(gen + PRIMARY_LAG_MS, local[failed], fp, _data((tsn, gen))) for tsn, gen in out_failed]
+    on_failed += [(gen + PRIMARY_LAG_MS, local[failed], fp, _data((tsn, gen))) for tsn, gen in [(22, 5200.0), (23, 5510.0)]]
+    on_failed += [(4950.0, fp, local[failed], packets.sctp(5000, 40000, packets.sack_chunk(8))),
+                  (last_sack_ms, fp, local[failed], packets.sctp(5000, 40000, packets.sack_chunk(10))),
+                  (4990.0, fp, local[failed], _heartbeat_ack())]
+    on_alternate = [(4992.0, ap, local[alternate], packets.sctp(5000, 40000, packets.sack_chunk(10))),
+                    (5100.0, ap, local[alternate], packets.sctp(5000, 40000, packets.sack_chunk(10))),
+                    (5100.2 + ALTERNATE_LAG_MS, local[alternate], ap, _data((11, 4980.0))),
+                    (5185.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data(*out_failed[2:])),
+                    (5186.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data((21, 5186.0))),
+                    (5500.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data(*second_expiry)),
+                    (5600.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data((24, 5600.0))),
+                    (5960.0 + ALTERNATE_LAG_MS, local[alternate], ap, _data((23, 5510.0)))]
+    (run / "captures").mkdir()
+    packets.write_pcap(run / "captures" / f"{failed}-{owner.client}.pcap", sorted(on_failed))
+    packets.write_pcap(run / "captures" / f"{alternate}-{owner.client}.pcap", sorted(on_alternate))
+    for other in set(local) - {failed, alternate}:  # a third path, idle
+        packets.write_pcap(run / "captures" / f"{other}-{owner.client}.pcap", [])
+
+
+def _figures(found: expiries.Expiries) -> list[tuple[int, float, float, float, float]]:
+    """Each expiry as a user reads it: index, timer start and expiry (ms after t0), RTO, wheel bucket."""
+    return [(e.index, (e.started_ns - T0_MONO_NS) / 1e6, (e.expired_ns - T0_MONO_NS) / 1e6, e.rto_ms, e.granularity_ms)
+            for e in found.expiries]
+
+
+# RTO 200 ms at the failure, the client's back-off 150 % (the server's is doubling), HZ 250:
+# 200 ms is 50 jiffies (a bucket of one, 4 ms), 300 and 450 ms are 75 and 112 (8 jiffies, 32 ms).
+EXPECTED = [(0, 4985.0, 5185.0, 200.0, 4.0), (1, 5200.0, 5500.0, 300.0, 32.0), (2, 5510.0, 5960.0, 450.0, 32.0)]
+
+
+def test_a_runs_expiries_read_from_its_captures(tmp_path: Path) -> None:
+    """The figures a user sees of a failover: three timeouts (the SACK-released retransmission
+    at 5100 ms is none), the first counted from the last SACK on the failed path before the
+    failure, the later ones from the next DATA sent on it; each send time is its capture less
+    that path's own egress lag; the RTO at the failure and the back-off are the client's; the
+    detection comes 1 ms after the last expiry."""
+    _run_folder(tmp_path / "run", "failover.yaml", [], "main", "primary", "secondary")
+    found = expiries.analyse(tmp_path / "run")
+    assert (found.path, found.failed_ns, found.unreachable_ns) == ("primary", _mono(5000), _mono(5961))
+    assert _figures(found) == EXPECTED
+    assert [e.gap_ms for e in found.expiries] == [200.0, 300.0, 450.0] and all(e.within for e in found.expiries)
+    assert found.detection_after_last_expiry_ms == 1.0
+    assert _figures(expiries.analyse(tmp_path / "run", "main")) == EXPECTED
+
+
+def test_the_first_timer_starts_at_the_lost_chunks_send_when_no_sack_came_after_it(tmp_path: Path) -> None:
+    # The last SACK before the failure came before 11 was sent: the timer ran from 11's send.
+    _run_folder(tmp_path / "run", "failover.yaml", [], "main", "primary", "secondary", last_sack_ms=4970.0)
+    assert _figures(expiries.analyse(tmp_path / "run"))[0] == (0, 4980.0, 5185.0, 200.0, 4.0)
+
+
+def test_a_later_timer_starts_with_the_failed_paths_next_data_whatever_the_burst_holds(tmp_path: Path) -> None:
+    """Expiry 1 also retransmits 21, first sent on the other path at 5186 ms: its timer still
+    started with the failed path's own next DATA, 22 at 5200 ms."""
+    _run_folder(tmp_path / "run", "failover.yaml", [], "main", "primary", "secondary",
+                second_expiry=((21, 5186.0), (22, 5200.0)))
+    assert _figures(expiries.analyse(tmp_path / "run")) == EXPECTED
+
+
+def test_without_the_clients_back_off_the_model_doubles_and_without_unreachable_no_detection(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    _run_folder(run, "failover.yaml", [], "main", "primary", "secondary")
+    (run / "kernel.json").write_text(json.dumps({"hz": 250, "sysctl": {}}))
+    rec = run / "records" / "main.client.rec"
+    rec.write_text(rec.read_text().replace(f"addr\t{_mono(5961)}\t198.18.0.2\tADDR_UNREACHABLE\t0\n", ""))
+    found = expiries.analyse(run)
+    # 400 and 800 ms are 100 and 200 jiffies at HZ 250: buckets of 8 (32 ms).
+    assert [(e.rto_ms, e.granularity_ms) for e in found.expiries] == [(200.0, 4.0), (400.0, 32.0), (800.0, 32.0)]
+    assert (found.unreachable_ns, found.detection_after_last_expiry_ms) == (None, None)
+    # An ADDR_UNREACHABLE in the failure's very instant (virtual time makes ties real) is this failure's.
+    rec.write_text(rec.read_text() + f"addr\t{_mono(5000)}\t198.18.0.2\tADDR_UNREACHABLE\t0\n")
+    assert expiries.analyse(run).unreachable_ns == _mono(5000)
+
+
+def test_the_association_whose_path_failed_is_the_one_read(tmp_path: Path) -> None:
+    """Three associations: lab1's failure is sync's (client lab), the only one over lab1, unless
+    another one is named; wan1's is ops's, the first of the two over it, or back's when named."""
+    _run_folder(tmp_path / "sync", "associations.yaml", ["events.0={at: 5s, fail: lab1}"], "sync", "lab1", "lab2")
+    assert _figures(expiries.analyse(tmp_path / "sync")) == EXPECTED
+    _run_folder(tmp_path / "back", "associations.yaml", [], "back", "wan1", "wan2")
+    assert _figures(expiries.analyse(tmp_path / "back", "back")) == EXPECTED
+    with pytest.raises(captures.CaptureError, match=r"/wan[12]-hq\.pcap: No such file"):  # ops's client, hq, has no capture here
+        expiries.analyse(tmp_path / "back")
+
+
+def test_a_dual_stack_paths_rto_and_unreachable_address_are_its_ipv4_ones(tmp_path: Path) -> None:
+    """The failed path is dual-stack (IPv4 and IPv6, one SCTP path each): its RTO and its
+    ADDR_UNREACHABLE are those of its first, IPv4, address; the IPv6 one's say otherwise."""
+    topology = ("topology={hosts: [client, server], paths: {primary: {between: [client, server], family: dual, "
+                "delay: 10ms}, secondary: {between: [client, server], delay: 10ms}}}")
+    run = tmp_path / "run"
+    _run_folder(run, "failover.yaml", [topology], "main", "primary", "secondary")
+    v6 = next(a.server_address for a in Plan.from_json((run / "plan.json").read_text()).associations[0].paths
+              if a.family == "ipv6")
+    with (run / "records" / "main.client.rec").open("a") as f:
+        f.write(f"path\t{_mono(4999)}\t{v6}\tACTIVE\t4380\t100\t700\t1500\t0\naddr\t{_mono(5300)}\t{v6}\tADDR_UNREACHABLE\t0\n")
+    found = expiries.analyse(run)
+    assert _figures(found) == EXPECTED and found.unreachable_ns == _mono(5961)
+
+
+@pytest.mark.parametrize("file, content, words", [
+    ("backend.json", None, "backend.json: missing or without t0"),
+    ("backend.json", {"ok": True, "t0_ns": T0_MONO_NS}, "backend.json: missing or without t0"),
+    ("backend.json", {"ok": True, "t0_realtime_ns": packets.T0}, "backend.json: missing or without t0"),
+    ("kernel.json", None, "kernel.json: missing or without hz"),
+    ("kernel.json", {"sysctl": {}}, "kernel.json: missing or without hz"),
+])
+def test_a_run_without_its_clock_anchor_or_hz_is_refused_in_words(tmp_path: Path, file: str,
+                                                                   content: dict[str, int] | None, words: str) -> None:
+    run = tmp_path / "run"
+    _run_folder(run, "failover.yaml", [], "main", "primary", "secondary")
+    if content is None:
+        (run / file).unlink()
+    else:
+        (run / file).write_text(json.dumps(content))
+    with pytest.raises(ResultsFileError) as e:
+        expiries.analyse(run)
+    assert str(e.value) == f"{run}/{words}; allowed: the file as sctpbench wrote it"
+
+
+def test_a_run_without_a_failure_or_an_rto_before_it_is_refused_in_words(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    _run_folder(run, "failover.yaml", [], "main", "primary", "secondary")
+    timeline = (run / "events.jsonl").read_text().splitlines()
+    (run / "events.jsonl").write_text(timeline[0] + "\n")
+    with pytest.raises(ValueError) as no_fail:
+        expiries.analyse(run)
+    assert str(no_fail.value) == f"{run}: no fail event on the timeline"
+    (run / "events.jsonl").write_text("\n".join(timeline) + "\n")
+    rec = run / "records" / "main.client.rec"
+    rec.write_text("".join(line + "\n" for line in rec.read_text().splitlines() if "\t198.18.0.2\tACTIVE" not in line
+                           or f"{_mono(5100)}" in line))
+    with pytest.raises(ValueError) as no_rto:
+        expiries.analyse(run)
+    assert str(no_rto.value) == "no path samples of 198.18.0.2 before the failure"
+
+
+def test_a_paths_egress_lag_is_the_least_of_its_first_transmissions() -> None:
+    def sent(t_ms: float, *gens: float | None) -> captures.Packet:
+        chunks = tuple(captures.Chunk(captures.CHUNK_DATA, 3, 1, 1, None if g is None else _mono(g)) for g in gens)
+        t_ns = packets.T0 + round(t_ms * 1e6)
+        return captures.Packet(0, t_ns / 1e9, "a", "b", 100, 0, 0, 0, chunks, b"", 1, 2, t_ns)
+
+    to_mono = packets.T0 - T0_MONO_NS
+    assert expiries._egress_lag_ns([sent(10.5, 10.0, 7.0), sent(20.3, None, 20.0), sent(30.0, None)], to_mono) == 300_000
+    assert expiries._egress_lag_ns([sent(30.0, None)], to_mono) == 0
+    assert expiries._mono(sent(1.25), to_mono) == _mono(1.25)

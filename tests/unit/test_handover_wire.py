@@ -87,6 +87,27 @@ def test_in_order_arrivals_and_a_tsn_wrap_are_not_reordering() -> None:
     assert reordering.count([reordering.Arrival(0, 1, "a"), reordering.Arrival(1, 2**32 - 1, "b")], 0).out_of_order == 1
 
 
+def test_reordering_as_summary_json_has_it_and_its_edges(tmp_path: Path, assoc: Association) -> None:
+    """The summary's record (times in s from t0); arrivals given out of time order are sorted,
+    ties kept in the order given; half the TSN space away is not after (RFC 1982); a path
+    without a capture adds nothing."""
+    arrivals = [reordering.Arrival(30 * MS, 1, "home"), reordering.Arrival(10 * MS, 3, "home"),
+                reordering.Arrival(20 * MS, 2, "target"), reordering.Arrival(20 * MS, 4, "target")]
+    got = reordering.count(arrivals, 0)
+    assert got.to_dict() == {"chunks": 4, "out_of_order": 2, "duplicates": 0, "out_of_order_t_rel_s": [0.02, 0.03]}
+    tied = [reordering.Arrival(5, 7, "home"), reordering.Arrival(5, 6, "target")]
+    assert reordering.count(tied, 0).out_of_order_t_rel_ns == (5,)
+    assert reordering.count(list(reversed(tied)), 0).out_of_order == 0
+    assert reordering._after(2**31 - 1, 0) and not reordering._after(2**31, 0) and not reordering._after(5, 5)
+    # Two duplicates, and arrivals after them still count.
+    again = [*arrivals, reordering.Arrival(40 * MS, 3, "home"), reordering.Arrival(41 * MS, 2, "home"),
+             reordering.Arrival(42 * MS, 5, "home"), reordering.Arrival(43 * MS, 4, "home")]
+    assert (reordering.count(again, 0).chunks, reordering.count(again, 0).duplicates) == (5, 3)
+    (tmp_path / "captures").mkdir()
+    pk.write_pcap(tmp_path / "captures" / "target-cn.pcap", [(1, MN["target"], CN["target"], _out(40000, pk.data_chunk(1)))])
+    assert reordering.server_arrivals(tmp_path, assoc) == [reordering.Arrival(pk.T0 + MS, 1, "target")]
+
+
 def _table(points: list[tuple[int, int]]) -> list[dict[str, object]]:
     return [{"association": "main", "t_rel_ns": t * MS, "cum_tsn_ack": c, "path": "home"} for t, c in points]
 

@@ -27,6 +27,9 @@ TEXTS = [
     "predictive:short=1.5", "rtt-ratio:alpha_c=3,alpha_a=9", "rtt-ratio:alpha_c=0.5", "rtt-ratio:beta=1000",
     "rtt-ratio:beta=-1", "signal:switch=-75,prepare=-65", "signal:prepare=-90", "signal:hysteresis=300",
     "signal:switch=-201",
+    # Each bound itself is allowed: a range's top, a guard of LO = HI, a guard of the hour; a third part is not.
+    "delay-centric:hysteresis=1000000", "delay-centric:hysteresis=1000000.5", "delay-centric:guard=1000-1000",
+    "delay-centric:guard=3600000", "delay-centric:guard=0-3600000", "delay-centric:guard=10-20-30", "predictive:short=0.1=2",
 ]
 
 
@@ -58,3 +61,24 @@ def test_the_corpus_has_both_verdicts() -> None:
     """The list above would prove nothing if every text were good, or every one bad."""
     verdicts = [policy_problem(t) is None for t in TEXTS]
     assert 10 < sum(verdicts) < len(TEXTS) - 10
+
+
+@pytest.mark.parametrize("text, words", [
+    ("predictive:form=new", "bad form 'new' (allowed: original or modified)"),
+    ("delay-centric:guard=4000-1000", "bad guard '4000-1000' (allowed: MS or LO-HI, whole ms from 0 to 3600000, LO not above HI)"),
+    ("delay-centric:hysteresis=1000000.5", "bad hysteresis '1000000.5' (allowed: a number of ms from 0 to 1e6)"),
+    ("predictive:short=0.1=2", "bad short '0.1=2' (allowed: an EMA weight in (0, 1])"),
+    ("predictive:short=0.1,long=0.5", "short=0.1 does not weigh more than long=0.5 (allowed: short above long)"),
+    ("predictive:long=0.9", "short=0.667 does not weigh more than long=0.9 (allowed: short above long)"),  # the agent's defaults
+    ("predictive:short=0.1", "short=0.1 does not weigh more than long=0.154 (allowed: short above long)"),
+    ("signal:prepare=-90", "prepare=-90 is not above switch=-80 (allowed: prepare above switch: it comes first)"),
+    ("signal:switch=-75,prepare=-75", "prepare=-75 is not above switch=-75 (allowed: prepare above switch: it comes first)"),
+    ("signal:hysteresis=250.5", "bad hysteresis '250.5' (allowed: a number of dB from 0 to 250)"),
+    ("delay-centric:hysteresis=10,bogus=1", "unknown parameter 'bogus' for delay-centric (allowed: hysteresis, guard, guard_hb, seed, hz)"),
+    ("delay-centric:hysteresis=10,", "bad parameter '' (KEY=VALUE)"),
+    ("delay-centric:=10", "bad parameter '=10' (KEY=VALUE)"),
+    ("static:hysteresis=10", "static takes no parameters"),
+    ("fastest", "unknown policy 'fastest' (allowed: static, delay-centric, predictive, rtt-ratio, signal)"),
+])
+def test_a_refused_policy_value_says_what_is_allowed(text: str, words: str) -> None:
+    assert policy_problem(text) == words
