@@ -1,0 +1,41 @@
+"""What produced a campaign's runs: the checkout's commit and the guest kernel's build key.
+
+Logged with every `campaign run` invocation (runs.jsonl's campaign-start), so each run's
+row of the shipped tables (campaign/shipped.py) names the code and kernel that made it,
+even when a campaign grew over several sessions and commits.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+from sctpbench.backends.uml.boot import PROJECT_ROOT
+
+UNKNOWN = "unknown"
+
+
+def commit() -> str:
+    """The checkout's HEAD, with "+dirty" when tracked files differ from it; "unknown" outside a
+    git checkout (an installed package)."""
+    try:
+        head = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=30, check=True).stdout.strip()
+        changed = subprocess.run(["git", "-C", str(PROJECT_ROOT), "status", "--porcelain", "--untracked-files=no"],
+                                 capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return UNKNOWN
+    return f"{head}+dirty" if changed else head or UNKNOWN
+
+
+def kernel_key(backend: str) -> str:
+    """The guest kernel's build key (its cache folder's name), "debian" for Debian's
+    prebuilt one, "-" for a backend without a guest kernel."""
+    if backend != "uml":
+        return "-"
+    from sctpbench.campaign import remote
+
+    return remote.software(backend).get("kernel_key", UNKNOWN)
+
+
+def facts(backend: str) -> dict[str, str]:
+    return {"commit": commit(), "kernel_key": kernel_key(backend)}
