@@ -90,7 +90,7 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
              only: frozenset[str] | None) -> execute.Outcome:
     session = execute.Session.open(campaign_dir, loaded, runs, progress, max_runs, retries, only, scheduler=scheduler,
                                    software=software, commit=provenance.commit(),
-                                   kernel_key=software.get("kernel_key", "-"))
+                                   kernel_key=software.get("kernel_key", "-"), host=scheduler)
     progress(f"{len(runs)} runs: {session.outcome.skipped} already done, {len(session.pending)} to run on {scheduler}")
     resource = resource_name(software)
     workers = Workers()

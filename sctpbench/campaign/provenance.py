@@ -1,4 +1,4 @@
-"""What produced a campaign's runs: the checkout's commit and the guest kernel's build key.
+"""What produced a campaign's runs: the checkout's commit, the guest kernel's build key, the machine.
 
 Logged with every `campaign run` invocation (runs.jsonl's campaign-start), so each run's
 row of the shipped tables (campaign/shipped.py) names the code and kernel that made it,
@@ -7,6 +7,7 @@ even when a campaign grew over several sessions and commits.
 
 from __future__ import annotations
 
+import socket
 import subprocess
 
 from sctpbench.backends.uml.boot import PROJECT_ROOT
@@ -38,4 +39,6 @@ def kernel_key(backend: str) -> str:
 
 
 def facts(backend: str) -> dict[str, str]:
-    return {"commit": commit(), "kernel_key": kernel_key(backend)}
+    """What campaign-start logs: the commit, the kernel key and the machine (its host name)
+    that ran the invocation's runs."""
+    return {"commit": commit(), "kernel_key": kernel_key(backend), "host": socket.gethostname()}
