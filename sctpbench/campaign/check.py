@@ -107,10 +107,10 @@ def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict
     return out
 
 
-def verdicts(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
-             say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]]]:
+def evaluate(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
+             say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]], Path]:
     """The claims file's verdicts on the campaign folder's runs (and its compared campaigns'),
-    the claims file and the rows; the verdicts written to the folder's claims.json."""
+    the claims file, the rows and the claims file's path; nothing written."""
     rows, info = _rows(folder)
     path = claims_file(folder, given, info)
     loaded = claims.load(path)
@@ -119,7 +119,14 @@ def verdicts(folder: Path, given: Path | None, others_given: list[str], sequenti
         other_rows, other_info = _rows(other)
         others[name] = (other_rows, _swept(other_rows, other_info))
         say(f"compared with {name}: {other} ({len(other_rows)} runs)")
-    results = claims.evaluate(loaded, rows, _swept(rows, info), others, info.get("values"), sequential)
+    return claims.evaluate(loaded, rows, _swept(rows, info), others, info.get("values"), sequential), loaded, rows, path
+
+
+def verdicts(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
+             say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]]]:
+    """evaluate, the verdicts printed and written to the folder's claims.json."""
+    results, loaded, rows, path = evaluate(folder, given, others_given, sequential, say)
+    info = campaign_files.read_info(folder) or {}
     name = info.get("name", folder.name)
     ok = sum(r["status"] == "ok" for r in rows)
     how = "; sequential: each interval at the confidence its sample size spends" if sequential else ""
