@@ -33,9 +33,12 @@ def kernel_key(backend: str) -> str:
     prebuilt one, "-" for a backend without a guest kernel."""
     if backend != "uml":
         return "-"
-    from sctpbench.campaign import remote
+    from sctpbench.backends.uml import kernel
 
-    return remote.software(backend).get("kernel_key", UNKNOWN)
+    found, _ = kernel.find(False)
+    if found is None:
+        return "missing"
+    return found.binary.parent.name if found.origin == "project" else "debian"  # as remote.software names it
 
 
 def facts(backend: str) -> dict[str, str]:
