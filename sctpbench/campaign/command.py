@@ -108,7 +108,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run and args.until_conclusive:
         from sctpbench.campaign import until
 
-        return until.plan(loaded, folder, args.until_conclusive, args.max_repetitions, args.step, print)
+        # a campaign not run here yet: its next round from the shipped tables
+        fresh = args.tables and not (folder / campaign_files.RUNS_TABLE).exists()
+        return until.plan(loaded, args.tables if fresh else folder, args.until_conclusive, args.max_repetitions,
+                          args.step, print)
     if args.dry_run:
         runs = [r for r in runs if (r.config.key, r.repetition) in part]
         for i, run in enumerate(runs, 1):

@@ -131,3 +131,26 @@ def test_campaign_ship_command(campaign: Path, tmp_path: Path, capsys: pytest.Ca
     assert "8 runs (8 ok), 2 configurations, 4-4 repetitions" in capsys.readouterr().out
     assert shipped.default_folder(Path("r/x/campaign-usrsctp.yaml")) == Path("r/x/results-usrsctp")
     assert shipped.default_folder(Path("r/x/campaign.yaml")) == Path("r/x/results")
+
+
+def test_campaign_run_with_tables_carries_before_and_ships_after(campaign: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """`campaign run FILE --tables DIR` on a machine without the runs: nothing left to run, and
+    the table shipped back (the executor here runs nothing: what it is asked to run is recorded)."""
+    from sctpbench.campaign import command
+
+    dest = tmp_path / "results"
+    shipped.ship(campaign, dest, CAMPAIGN)
+    (dest / campaign_files.SHIPPED).unlink()
+    asked: list[int] = []
+
+    def execute_nothing(args: object, loaded: campaign_spec.Loaded, runs: list[expand.Run], folder: Path,
+                        only: frozenset[str] | None) -> int:
+        asked.append(len(_pending(folder, runs)))
+        table.write(folder, runs, loaded.swept)  # as the session's close does
+        return 0
+
+    monkeypatch.setattr(command, "_execute", execute_nothing)
+    status = cli.main(["campaign", "run", str(CAMPAIGN), "--tables", str(dest), "--out", str(tmp_path / "out")])
+    assert status == 0 and asked == [0]
+    assert campaign_files.read_shipped(dest) is not None and len(table.read(dest)) == 8
