@@ -75,7 +75,7 @@ def test_the_page_holds_the_generated_table_and_no_hand_written_one() -> None:
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
     page = hook.on_page_markdown(text, None, None, None)
-    for line in LINES:
+    for line in verdict_table.lines(ROOT):  # again: a campaign may have shipped since LINES
         row = next(r for r in page.splitlines() if r.startswith(f"| `{line.claims_file.parent.name}`")
                    and (line.claims_file.name == "claims.yaml") == (f"(`{line.claims_file.name}`)" not in r))
         cells = [c.strip() for c in row.strip("|").split("|")]
