@@ -30,7 +30,7 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
                        help=f"the claims file (default: {DEFAULT_CLAIMS} beside the campaign file the folder was run from)")
     check.add_argument("--with", dest="others", action="append", default=[], metavar="NAME=FOLDER",
                        help="the folder of a campaign the claims file's campaigns: names (default: the folder of that "
-                            "campaign's name beside FOLDER)")
+                            "campaign's name beside FOLDER; for shipped tables, that campaign's shipped tables)")
     check.add_argument("--sequential", action="store_true",
                        help="each interval at the confidence a campaign run until conclusive spends at its sample size "
                             "(docs/claims.md#sequential): the verdicts `campaign run --until-conclusive` stops on")
@@ -42,7 +42,8 @@ def claims_file(folder: Path, given: Path | None, info: dict[str, Any]) -> Path:
     if given is not None:
         return given
     if info.get("file"):
-        beside = Path(info["file"]).parent / DEFAULT_CLAIMS
+        # shipped tables name their campaign file relative to their folder (an absolute path stays itself)
+        beside = (folder / info["file"]).parent / DEFAULT_CLAIMS
         if beside.is_file():
             return beside
     raise SpecError(f"{folder}: no claims file given and no {DEFAULT_CLAIMS} beside its campaign file "
@@ -99,13 +100,17 @@ def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict
         if name not in out:
             named = campaign_spec.load(loaded.file.parent / file).campaign.name or name
             out[name] = folder.parent / named
+            if not out[name].is_dir() and (folder / campaign_files.SHIPPED).is_file():
+                from sctpbench.campaign import shipped  # checking shipped tables: the other's shipped ones
+
+                out[name] = shipped.default_folder(loaded.file.parent / file)
     return out
 
 
-def verdicts(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
-             say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]]]:
+def evaluate(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
+             say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]], Path]:
     """The claims file's verdicts on the campaign folder's runs (and its compared campaigns'),
-    the claims file and the rows; the verdicts written to the folder's claims.json."""
+    the claims file, the rows and the claims file's path; nothing written."""
     rows, info = _rows(folder)
     path = claims_file(folder, given, info)
     loaded = claims.load(path)
@@ -114,7 +119,14 @@ def verdicts(folder: Path, given: Path | None, others_given: list[str], sequenti
         other_rows, other_info = _rows(other)
         others[name] = (other_rows, _swept(other_rows, other_info))
         say(f"compared with {name}: {other} ({len(other_rows)} runs)")
-    results = claims.evaluate(loaded, rows, _swept(rows, info), others, info.get("values"), sequential)
+    return claims.evaluate(loaded, rows, _swept(rows, info), others, info.get("values"), sequential), loaded, rows, path
+
+
+def verdicts(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
+             say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]]]:
+    """evaluate, the verdicts printed and written to the folder's claims.json."""
+    results, loaded, rows, path = evaluate(folder, given, others_given, sequential, say)
+    info = campaign_files.read_info(folder) or {}
     name = info.get("name", folder.name)
     ok = sum(r["status"] == "ok" for r in rows)
     how = "; sequential: each interval at the confidence its sample size spends" if sequential else ""

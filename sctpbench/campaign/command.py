@@ -1,4 +1,4 @@
-"""`sctpbench campaign run|compare|check`: argument handling and output, for the `sctpbench` command (sctpbench/cli/).
+"""`sctpbench campaign run|compare|check|ship`: argument handling and output, for the `sctpbench` command (sctpbench/cli/).
 
 `check` (claims files) has its own module, sctpbench/campaign/check.py."""
 
@@ -47,6 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                           "repetitions:, the paper's)")
     run.add_argument("--step", type=int, metavar="N",
                      help="--until-conclusive: repetitions a round adds to a configuration (default: as many again)")
+    run.add_argument("--tables", type=Path, metavar="DIR",
+                     help="shipped tables (docs/campaigns.md#shipped-tables): the runs in DIR's table count as done, "
+                          "and the folder's table is shipped back to DIR after every round (e.g. "
+                          "reproductions/<x>/results)")
     run.add_argument("--dry-run", action="store_true", help="list the runs in order, with what is already done")
     run.add_argument("--backend", choices=capabilities.backend_choices(), default=capabilities.AUTO)
     run.add_argument("--watch", action="store_true",
@@ -64,6 +68,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     compare.add_argument("--min-effect", default="10%", help="minimum relative change of the mean (default 10%%)")
     compare.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML (one test case per configuration × metric and budget)")
     compare.add_argument("--all", action="store_true", help="print unchanged metrics too")
+    ship = csub.add_parser("ship", help="a campaign folder's compact run table, without runs or captures, into the "
+                                        "shipped tables beside its campaign file")
+    ship.add_argument("folder", type=Path, help="the campaign folder")
+    ship.add_argument("file", type=Path, help="its campaign file")
+    ship.add_argument("--to", type=Path, metavar="DIR",
+                      help="where (default: results/ beside campaign.yaml, results-NAME/ beside campaign-NAME.yaml)")
     from sctpbench.campaign import check
 
     check.add_parser(csub)
@@ -98,7 +108,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run and args.until_conclusive:
         from sctpbench.campaign import until
 
-        return until.plan(loaded, folder, args.until_conclusive, args.max_repetitions, args.step, print)
+        # a campaign not run here yet: its next round from the shipped tables
+        fresh = args.tables and not (folder / campaign_files.RUNS_TABLE).exists()
+        return until.plan(loaded, args.tables if fresh else folder, args.until_conclusive, args.max_repetitions,
+                          args.step, print)
     if args.dry_run:
         runs = [r for r in runs if (r.config.key, r.repetition) in part]
         for i, run in enumerate(runs, 1):
@@ -116,10 +129,30 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise SpecError("--only with --until-conclusive: allowed: one of them (the claims choose the configurations)")
         say = lambda s: print(f"{loaded.campaign.name} {s}", flush=True)  # noqa: E731
         return until.run(loaded, folder, args.until_conclusive, [], args.max_repetitions, args.step,
-                         lambda grown, all_runs, part: _execute(args, grown, all_runs, folder, part), say,
+                         lambda grown, all_runs, part: _shipping(args, grown, all_runs, folder, part), say,
                          frozenset({EXIT_OK, EXIT_FAILED}))
     only = frozenset(r.run_key for r in runs if (r.config.key, r.repetition) in part) if args.only else None
-    return _execute(args, loaded, runs, folder, only)
+    return _shipping(args, loaded, runs, folder, only)
+
+
+def _shipping(args: argparse.Namespace, loaded: spec.Loaded, runs: list[expand.Run], folder: Path,
+              only: frozenset[str] | None) -> int:
+    """_execute; with --tables, the shipped runs carried in before and the table shipped after
+    (interrupted too: what ran is kept)."""
+    if not args.tables:
+        return _execute(args, loaded, runs, folder, only)
+    from sctpbench.campaign import shipped
+
+    carried = shipped.carry(args.tables, folder, runs)
+    if carried:
+        print(f"{loaded.campaign.name} {carried} runs done in {args.tables} count as done", file=sys.stderr, flush=True)
+    try:
+        return _execute(args, loaded, runs, folder, only)
+    finally:
+        if (folder / campaign_files.RUNS_TABLE).exists():
+            made = shipped.ship(folder, args.tables, args.file)
+            print(f"{loaded.campaign.name} shipped {made.runs} runs ({made.ok} ok, {made.repetitions_min}-"
+                  f"{made.repetitions_max} repetitions a configuration) to {args.tables}", file=sys.stderr, flush=True)
 
 
 def _execute(args: argparse.Namespace, loaded: spec.Loaded, runs: list[expand.Run], folder: Path, only: frozenset[str] | None) -> int:
@@ -236,6 +269,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
+def cmd_ship(args: argparse.Namespace) -> int:
+    from sctpbench.campaign import shipped
+    from sctpbench.model.errors import SpecError
+    from sctpbench.results.jsonfile import ResultsFileError
+
+    dest = args.to or shipped.default_folder(args.file)
+    try:
+        made = shipped.ship(args.folder, dest, args.file)
+    except ResultsFileError as e:
+        raise SpecError(str(e)) from None
+    print(f"{made.campaign}: {made.runs} runs ({made.ok} ok), {made.configurations} configurations, "
+          f"{made.repetitions_min}-{made.repetitions_max} repetitions, {made.run_seconds:.0f} s of runs; in {dest}")
+    return EXIT_OK
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from sctpbench.campaign import check
 
@@ -243,4 +291,4 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def main(args: argparse.Namespace) -> int:
-    return {"run": cmd_run, "compare": cmd_compare, "check": cmd_check}[args.campaign_command](args)
+    return {"run": cmd_run, "compare": cmd_compare, "check": cmd_check, "ship": cmd_ship}[args.campaign_command](args)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sctpbench.campaign import execute, remote
+from sctpbench.campaign import execute, provenance, remote
 from sctpbench.campaign.expand import Run
 from sctpbench.campaign.spec import Loaded
 from sctpbench.model.errors import SpecError
@@ -89,7 +89,8 @@ def _execute(client: Any, scheduler: str, software: dict[str, str], campaign_dir
              backend: str, progress: execute.Progress, max_runs: int | None, retries: int | None,
              only: frozenset[str] | None) -> execute.Outcome:
     session = execute.Session.open(campaign_dir, loaded, runs, progress, max_runs, retries, only, scheduler=scheduler,
-                                   software=software)
+                                   software=software, commit=provenance.commit(),
+                                   kernel_key=software.get("kernel_key", "-"), host=scheduler)
     progress(f"{len(runs)} runs: {session.outcome.skipped} already done, {len(session.pending)} to run on {scheduler}")
     resource = resource_name(software)
     workers = Workers()

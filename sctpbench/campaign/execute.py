@@ -37,7 +37,7 @@ import yaml
 
 from sctpbench import __version__
 from sctpbench.backends import registry
-from sctpbench.campaign import table
+from sctpbench.campaign import provenance, table
 from sctpbench.campaign.expand import Run
 from sctpbench.campaign.spec import Loaded
 from sctpbench.model.errors import SpecError
@@ -315,7 +315,8 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
 
     retries: how often a disturbed run is run again (default: the campaign's disturbed_retries);
     only: the run keys to run, when not all (`--only`)."""
-    session = Session.open(campaign_dir, loaded, runs, progress, max_runs, retries, only, parallel=parallel)
+    session = Session.open(campaign_dir, loaded, runs, progress, max_runs, retries, only, parallel=parallel,
+                           **provenance.facts(backend))
     progress(f"{len(runs)} runs: {session.outcome.skipped} already done, {len(session.pending)} to run, {parallel} at a time")
     # A CI job's timeout sends SIGTERM: stop the workers' guests as on Ctrl-C.
     previous_term = signal.signal(signal.SIGTERM, signal.default_int_handler)

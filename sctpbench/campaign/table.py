@@ -109,14 +109,34 @@ def table_order(runs: list[Run]) -> list[Run]:
     return sorted(runs, key=lambda r: (r.config.label, r.repetition))
 
 
+def carried(campaign_dir: Path) -> dict[str, dict[str, Any]]:
+    """Rows of shipped tables the folder counts as done (campaign/shipped.py), by run key,
+    as campaign.parquet has them (without what made them)."""
+    found = campaign_files.read_table(campaign_dir / campaign_files.CARRIED) or []
+    return {str(r["run_key"]): {k: v for k, v in r.items() if k not in campaign_files.PROVENANCE} for r in found}
+
+
 def rows(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[str, Any]]:
-    """campaign.parquet's rows from the run folders as they are now (each summary read)."""
+    """campaign.parquet's rows from the run folders as they are now (each summary read), and
+    the carried rows of runs without a folder."""
     out = []
+    shipped = carried(campaign_dir)
     for run in table_order(runs):
         summary = run_summary(campaign_dir / "runs" / run.run_key)
         if summary is not None:
             out.append(row(run, summary, disturbed_attempts(campaign_dir, run.run_key), swept))
+        elif run.run_key in shipped:
+            out.append(shipped[run.run_key])
     return out
+
+
+def runs_schema(swept: list[str], associations: list[str], provenance: tuple[str, ...] = ()) -> pa.Schema:
+    """campaign.parquet's columns; a shipped table adds what made each run (provenance:
+    results/campaign.PROVENANCE, seconds a float, the others text)."""
+    schema = _schema(swept, associations)
+    for name in provenance:
+        schema = schema.append(pa.field(name, pa.float64() if name == "seconds" else pa.string()))
+    return schema
 
 
 def _schema(swept: list[str], associations: list[str]) -> pa.Schema:
@@ -211,6 +231,7 @@ class Tables:
     stale: set[str] = field(default_factory=set)  # set aside and not read since: the folder is being made again
     changed: int = 0  # rows changed since the last write
     written: int | None = None  # rows in the last write (None: none yet)
+    shipped: dict[str, dict[str, Any]] = field(default_factory=dict)  # run key → carried row (carried)
 
     @classmethod
     def load(cls, folder: Path, runs: list[Run], swept: list[str]) -> Tables:
@@ -218,6 +239,7 @@ class Tables:
         tables = cls(folder, swept, {r.run_key: r for r in runs},
                      {r.run_key: i for i, r in enumerate(table_order(runs))})
         tables.disturbed = _disturbed_by_run(folder, set(tables.runs))
+        tables.shipped = carried(folder)
         for run in runs:
             tables.refresh(run)
         tables.changed = 0
@@ -230,7 +252,11 @@ class Tables:
     def refresh(self, run: Run) -> dict[str, Any] | None:
         """Read the run's summary again (its folder came or changed); returns it."""
         summary = run_summary(self.folder / "runs" / run.run_key)
-        if summary is None:
+        if summary is None and run.run_key in self.shipped:  # done where the table was shipped from
+            self.rows[run.run_key] = self.shipped[run.run_key]
+            self.associations[run.run_key] = tuple(association_names([self.shipped[run.run_key]]))
+            self.dirty.add(run.config.key)
+        elif summary is None:
             self._drop(run)
         else:
             self.rows[run.run_key] = row(run, summary, self.disturbed.get(run.run_key, 0), self.swept)

@@ -6,7 +6,13 @@ runs.jsonl        one line per start, end and retry of a run: time, invocation, 
 campaign.parquet  one row per finished run; configs.parquet: one row per configuration
 claims.json       the verdicts of the last `campaign check`: the claims file, the confidence,
                   per claim its id, words, place in the paper, verdict, line and checks
+carried.parquet   rows of shipped tables this folder counts as done (`campaign run --tables`):
+                  campaign.parquet's columns and what made each run (PROVENANCE)
 runs/<run_key>/   the run folders; attempts/<run_key>-<n>/ the ones set aside
+
+A shipped tables folder (reproductions/<x>/results/, campaign/shipped.py) is a campaign folder
+without runs: campaign.json, campaign.parquet with the PROVENANCE columns, and shipped.json
+(its totals: runs, repetitions, run time, commits, kernel keys, hosts).
 """
 
 from __future__ import annotations
@@ -22,6 +28,11 @@ LOG = "runs.jsonl"
 RUNS_TABLE = "campaign.parquet"
 CONFIGS_TABLE = "configs.parquet"
 CLAIMS = "claims.json"
+CARRIED = "carried.parquet"
+SHIPPED = "shipped.json"
+# What made a run, in a shipped table's rows: the checkout's commit, the guest kernel's build
+# key, the host, the run's wall seconds and when it ended (runs.jsonl's campaign-start and end).
+PROVENANCE = ("commit", "kernel_key", "host", "seconds", "finished")
 
 Row = dict[str, Any]
 
@@ -63,6 +74,15 @@ def write_claims(folder: Path, document: dict[str, Any]) -> None:
 def read_claims(folder: Path) -> dict[str, Any] | None:
     """claims.json, or None when the campaign was never checked."""
     return jsonfile.read_optional(folder / CLAIMS)
+
+
+def write_shipped(folder: Path, document: dict[str, Any]) -> None:
+    jsonfile.write(folder / SHIPPED, document)
+
+
+def read_shipped(folder: Path) -> dict[str, Any] | None:
+    """shipped.json, or None for a folder that is not shipped tables."""
+    return jsonfile.read_optional(folder / SHIPPED)
 
 
 def log(folder: Path, entry: LogEntry) -> None:
