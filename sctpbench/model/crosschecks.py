@@ -297,7 +297,7 @@ def _check_stack(exp: Experiment, a: Workload, where: tuple[str, ...], fail: Any
 def _check_usrsctp_scheduler(a: Workload, where: tuple[str, ...], fail: Any) -> None:
     """A per-message scheduler on usrsctp: not with its CMT on (which chooses each chunk's
     path itself), without hz (usrsctp gives SRTT in ms), and with the first-come stream
-    scheduler only (the agent's default then; the others spin, workloads/agent/usched.h)."""
+    scheduler only (the agent's default then; the others spin, workloads/agent/usrsctp/sched.h)."""
     if a.scheduler == SCHEDULER_DEFAULT:
         return
     cmt = a.usrsctp.cmt if a.usrsctp is not None else None

@@ -1,6 +1,6 @@
 """The agent's path-selection policy as an experiment writes it, NAME[:KEY=VALUE,...]:
 its names, keys and values checked before anything is built, by the rules the agent reads
-them with (workloads/agent/policy.c, RECORDS.md), which checks them again.
+them with (workloads/agent/common/policy.c, RECORDS.md), which checks them again.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sctpbench.model import signaltrace
 
-# The agent's --policy keys (workloads/agent/policy.c allowed()).
+# The agent's --policy keys (workloads/agent/common/policy.c allowed()).
 POLICY_KEYS: dict[str, tuple[str, ...]] = {
     "static": (),
     "delay-centric": ("hysteresis",),

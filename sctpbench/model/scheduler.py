@@ -1,7 +1,7 @@
 """The agent's multipath scheduler as an experiment writes it, NAME[:KEY=VALUE,...]: which path
 each message is sent on (concurrent multipath transfer, seed 000 Paper III). Names and keys are
 checked here, before anything is built; the agent checks the values again
-(workloads/agent/sched.c, RECORDS.md "Multipath scheduling").
+(workloads/agent/common/sched.c, RECORDS.md "Multipath scheduling").
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ SCHEDULER_KEYS: dict[str, tuple[str, ...]] = {
     "dynamic-path": ("hz",),
     "stream-aware": ("margin", "hz"),
 }
-# The agent's ranges (sched.c), so a bad value fails at load time with the file's words.
+# The agent's ranges (common/sched.c), so a bad value fails at load time with the file's words.
 SCHEDULER_RANGES: dict[str, tuple[float, float, str]] = {"hz": (1, 10000, "an integer"), "margin": (0, 60000, "ms")}
 
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from sctpbench.model import units
 
-DIRECTIONS = ("forward", "reverse")
+DIRECTIONS: tuple[Literal["forward", "reverse"], ...] = ("forward", "reverse")
 FIELD_PARSERS = {"delay": units.parse_delay, "rate": units.parse_rate, "loss": units.parse_percent}
 
 

@@ -12,7 +12,7 @@ from sctpbench.results import calibration as results_calibration
 from sctpbench.results import campaign as campaign_files
 from sctpbench.results import cost as results_cost
 from sctpbench.results import jsonfile, kernel, summary
-from sctpbench.results.folders import NotAResultsFolder, kind, session_runs
+from sctpbench.results.folders import NotAResultsFolder, check_run_json, kind, session_runs
 from sctpbench.results.summary import RunMetrics
 
 __all__ = ["NotAResultsFolder", "kind", "load_run", "load_session", "load_campaign", "check_run"]
@@ -71,8 +71,7 @@ def _table(path: Path) -> list[Row]:
 
 def check_run(path: Path) -> None:
     """Every JSON file of a run folder readable, and the plan a plan, before a command uses any."""
-    for name in ("plan.json", "summary.json", "backend.json", "params.json", "telemetry.json"):
-        jsonfile.read_optional(path / name)
+    check_run_json(path)
     from sctpbench.plan.data import Plan
 
     plan = jsonfile.read(path / "plan.json")

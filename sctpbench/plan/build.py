@@ -9,11 +9,15 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from sctpbench.model import sctp_params, shaping, stacks, timeline
+from sctpbench.model.experiment import Experiment, SignalTrace, Vary, Workload
+from sctpbench.model.messages import MixStream, Video
 from sctpbench.model.scheduler import SCHEDULER_DEFAULT
+from sctpbench.model.sctp import SctpParams
+from sctpbench.model.stacks import UsrsctpParams
 from sctpbench.plan import dar, schedule, signal
 from sctpbench.plan import traffic as flows
 from sctpbench.plan.actions import path_setup, timed_actions
-from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Association, Command, Plan, Process, TimedAction, agent_name, records_file
+from sctpbench.plan.data import EMULATOR, PLAN_FORMAT, Association, Command, Link, Plan, Process, TimedAction, agent_name, records_file
 from sctpbench.plan.network import IPV6_FORWARDING, Network, association_paths, drop_rules, ipv6_hosts, ipv6_setup
 
 MODULES = ["sctp", "sch_netem", "sch_tbf", "veth", "sch_ingress", "cls_matchall", "act_gact"]
@@ -26,7 +30,7 @@ def run_id(experiment_json: str, repetition: int) -> str:
     return hashlib.sha256(f"{experiment_json}\n{repetition}".encode()).hexdigest()[:12]
 
 
-def _sysctls(sctp: Any) -> list[str]:
+def _sysctls(sctp: SctpParams) -> list[str]:
     """`net.sctp.*` writes, ordered so the kernel's rto_min ≤ rto_max check never trips."""
     writes = [(f"net.sctp.{p.name}", sctp_params.sysctl_value(p, getattr(sctp, p.key)))
               for p in sctp_params.PARAMS if p.where == "sysctl" and getattr(sctp, p.key) is not None]
@@ -48,11 +52,11 @@ DRAIN_TIMEOUT_NS = 10_000_000_000
 LINUX_SNDBUF = sctp_params.BY_KEY["sndbuf"].linux_default
 
 
-def _drain_timeout_ns(experiment: Any, association: Any) -> int:
+def _drain_timeout_ns(experiment: Experiment, association: Workload) -> int:
     """A saturating client leaves a full send buffer behind: give the slowest path time to carry it."""
     if association.arrival != "saturate":
         return DRAIN_TIMEOUT_NS
-    rates = [p.direction(d)["rate"] for p in experiment.topology.paths.values() for d in ("forward", "reverse")]
+    rates = [p.direction(d)["rate"] for p in experiment.topology.paths.values() for d in timeline.DIRECTIONS]
     slowest = min((r for r in rates if r), default=None)
     if slowest is None:
         return DRAIN_TIMEOUT_NS
@@ -60,7 +64,7 @@ def _drain_timeout_ns(experiment: Any, association: Any) -> int:
     return DRAIN_TIMEOUT_NS + int(2 * buffered * 1e9)
 
 
-def _buffer_sysctls(sctp: Any) -> list[str]:
+def _buffer_sysctls(sctp: SctpParams) -> list[str]:
     """Socket buffer sizes. A new SCTP socket starts with net.core's default sizes, and SCTP
     accounts its memory against net.sctp.sctp_[rw]mem; both are kernel-wide, not per
     namespace. The backend puts the old values back when the run ends."""
@@ -73,7 +77,7 @@ def _buffer_sysctls(sctp: Any) -> list[str]:
     return writes
 
 
-def requested_sctp(sctp: Any) -> dict[str, Any]:
+def requested_sctp(sctp: SctpParams) -> dict[str, Any]:
     """Requested parameters in the units the kernel reports them (ms, counts, booleans)."""
     out: dict[str, Any] = {}
     for key, value in sctp.model_dump().items():
@@ -88,17 +92,17 @@ def requested_sctp(sctp: Any) -> dict[str, Any]:
 UDPGEN = "sctpbench-udpgen"
 
 
-def identity(experiment: Any) -> str:
+def identity(experiment: Experiment) -> str:
     """What a run id is a hash of, besides the repetition (run_id): the same for every
     repetition of an experiment, so a campaign makes it once per configuration."""
     return str(experiment.model_dump_json(exclude=_identity_exclude(experiment)))
 
 
-def seed_of(experiment: Any, repetition: int) -> int:
+def seed_of(experiment: Experiment, repetition: int) -> int:
     return int(experiment.seed) + repetition - 1
 
 
-def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) -> Plan:
+def build(experiment: Experiment, repetition: int, agent: str, udpgen: str = UDPGEN) -> Plan:
     """Make repetition `repetition` (1-based) of a validated experiment concrete."""
     rid = run_id(identity(experiment), repetition)
     topo = experiment.topology
@@ -112,7 +116,8 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
     start_offset = variation.get("start_offset_ns", 0)
     phases = variation.get("event_phase_ns", [0] * len(experiment.events))
     events = [ev.model_copy(update={"at": ev.at + phase}) for ev, phase in zip(experiment.events, phases, strict=True)]
-    configured = {name: {d: path.direction(d) for d in timeline.DIRECTIONS} for name, path in topo.paths.items()}
+    configured: dict[str, dict[str, dict[str, Any]]] = {name: {d: path.direction(d) for d in timeline.DIRECTIONS}
+                                                       for name, path in topo.paths.items()}
     steps = timeline.expand(events, configured, seed, start_offset + experiment.end_ns)
     net = Network(hosts)
     drops: list[Command] = []
@@ -168,7 +173,7 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
     ]
     files = {x.schedule: schedule.render(m) for x, m in zip(associations, schedules, strict=True)
              if x.schedule is not None and m is not None}
-    files |= {signal.file_name(x.name): signal.render(a.signal.points, x)
+    files |= {signal.file_name(x.name): signal.render(_signal_points(a), x)
               for a, x in zip(experiment.associations, associations, strict=True) if a.signal is not None}
     processes = captures + [
         p for i, a in enumerate(experiment.associations)
@@ -212,7 +217,7 @@ def build(experiment: Any, repetition: int, agent: str, udpgen: str = UDPGEN) ->
     )
 
 
-def _host_sysctls(experiment: Any, asconf_hosts: set[str]) -> list[Command]:
+def _host_sysctls(experiment: Experiment, asconf_hosts: set[str]) -> list[Command]:
     """Each host's net.sctp.* sysctls (per namespace): those of the associations it is an
     end of (the spec made them agree; usrsctp ones do not count, and a host only they use gets
     none), the experiment's on a host no association uses; and
@@ -233,7 +238,7 @@ def _host_sysctls(experiment: Any, asconf_hosts: set[str]) -> list[Command]:
     return commands
 
 
-def _kernel_wide_sctp(experiment: Any) -> Any:
+def _kernel_wide_sctp(experiment: Experiment) -> SctpParams:
     """The socket buffer sizes are kernel-wide; the spec made every association agree on them."""
     return experiment.association_sctp(experiment.associations[0])
 
@@ -246,39 +251,51 @@ def _association_seed(seed: int, index: int, name: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}/{name}".encode()).digest()[:8], "big")
 
 
-def _start_window_draws(associations: list[Any], seed: int) -> dict[str, int]:
+def _start_window_draws(associations: list[Workload], seed: int) -> dict[str, int]:
     """Each association's draw in its start window: a stream of its own per association, so
     adding one leaves the others' starts as they were."""
     return {str(a.name): int(random.Random(f"sctpbench-start-window:{seed}:{a.name}").random() * a.start_window)
             for a in associations if a.start_window}
 
 
-def _first_path_draws(experiment: Any, seed: int) -> dict[str, str]:
+def _first_path_draws(experiment: Experiment, seed: int) -> dict[str, str]:
     """Each random_first_path association's first path for this repetition: a stream of its
     own per association (as the start windows'), so the others' draws stay as they were."""
     return {str(a.name): random.Random(f"sctpbench-first-path:{seed}:{a.name}").choice(experiment.first_path_choices(a))
             for a in experiment.associations if a.random_first_path}
 
 
-def _starting_on(a: Any, drawn: dict[str, str]) -> Any:
+def _starting_on(a: Workload, drawn: dict[str, str]) -> Workload:
     """The association with its drawn first path in place of the list it was drawn from."""
     first = drawn.get(str(a.name))
     return a if first is None else a.model_copy(update={"first_path": first, "random_first_path": False})
 
 
-def _schedule(a: Any, seed: int) -> list[schedule.Message] | None:
+def _schedule(a: Workload, seed: int) -> list[schedule.Message] | None:
     """The messages of a video or mix workload, compiled and seeded; None for signaling,
     whose arrivals the agent draws itself."""
     if a.type == "video":
-        v = a.video
+        v = _video(a)
         frames = schedule.looped(v.frame_list(), a.duration, v.loop)
         return schedule.video(frames, v.fragment or schedule.MAX_SIZE, v.stream, _ms(v.lifetime))
     if a.type == "mix":
+        assert a.mix is not None, a.name  # the spec's rule for type mix
         return schedule.merge(*(schedule.mix(_mix(m), a.duration, seed, i) for i, m in enumerate(a.mix)))
     return None
 
 
-def _mix(m: Any) -> schedule.Mix:
+def _video(a: Workload) -> Video:
+    assert a.video is not None, a.name  # the spec's rule for type video
+    return a.video
+
+
+def _signal_points(a: Workload) -> list[tuple[int, str, float]]:
+    """The signal trace's points: loading reads a trace's file into them (model/loading.py)."""
+    assert isinstance(a.signal, SignalTrace) and a.signal.points is not None, a.name
+    return a.signal.points
+
+
+def _mix(m: MixStream) -> schedule.Mix:
     return schedule.Mix(
         size=m.size.distribution(), gap=m.gap.distribution(), stream=m.stream, unordered=not m.ordered,
         lifetime_ms=_ms(m.lifetime), on=m.burst.distribution() if m.burst else None, off=m.pause.distribution() if m.pause else None,
@@ -293,7 +310,7 @@ def _streams(messages: list[schedule.Message]) -> int:
     return max((m.stream for m in messages), default=0) + 1
 
 
-def _offered(a: Any, messages: list[schedule.Message] | None) -> dict[str, Any]:
+def _offered(a: Workload, messages: list[schedule.Message] | None) -> dict[str, Any]:
     """What the association offers, as planned: payload and wire bit/s over its duration
     (the wire counting Ethernet, IPv4 and SCTP headers, schedule.wire_bytes). None when saturating."""
     seconds = a.duration / 1e9
@@ -306,7 +323,7 @@ def _offered(a: Any, messages: list[schedule.Message] | None) -> dict[str, Any]:
     return {"offered_bps": sum(sizes) * 8 / seconds, "offered_wire_bps": sum(map(schedule.wire_bytes, sizes)) * 8 / seconds}
 
 
-def _association(experiment: Any, a: Any, links: list[Any], start_offset: int,
+def _association(experiment: Experiment, a: Workload, links: list[Link], start_offset: int,
                  messages: list[schedule.Message] | None) -> Association:
     name = str(a.name)
     workload: dict[str, Any] = {
@@ -322,7 +339,7 @@ def _association(experiment: Any, a: Any, links: list[Any], start_offset: int,
                     "streams": _streams(messages or []), "start_ns": workload["start_ns"], "duration_ns": a.duration,
                     "port": a.port, "messages": len(sizes)}
         if a.type == "video":
-            workload |= {"trace": a.video.trace, "deadline_ns": a.video.deadline,
+            workload |= {"trace": _video(a).trace, "deadline_ns": _video(a).deadline,
                          "frames": len({m.frame for m in messages or []})}
     workload |= _offered(a, messages)
     order = experiment.paths_of(a)  # its first_path first: the spec's one rule
@@ -341,7 +358,7 @@ def _association(experiment: Any, a: Any, links: list[Any], start_offset: int,
 USRSCTP_AGENT = "sctpbench-agent-usrsctp"  # built beside the agent (make usrsctp)
 
 
-def _usrsctp_options(p: Any, own: Any) -> list[str]:
+def _usrsctp_options(p: SctpParams, own: UsrsctpParams | None) -> list[str]:
     """The usrsctp agent's options: each sctp: key usrsctp has (the spec refused the others),
     then its own cmt and stream scheduler."""
     options: list[str] = []
@@ -358,7 +375,7 @@ def _usrsctp_options(p: Any, own: Any) -> list[str]:
     return options
 
 
-def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int, steps: list[timeline.Step]) -> list[Process]:
+def _agents(experiment: Experiment, a: Workload, assoc: Association, agent: str, seed: int, steps: list[timeline.Step]) -> list[Process]:
     """The association's server and client agents, with its socket-level SCTP options; the
     client without the addresses the timeline adds later (plan/dar.py)."""
     sample_ms = experiment.measure.sample_interval // 1_000_000
@@ -403,7 +420,7 @@ def _agents(experiment: Any, a: Any, assoc: Association, agent: str, seed: int, 
     ]
 
 
-def _identity_exclude(experiment: Any) -> dict[str, Any]:
+def _identity_exclude(experiment: Experiment) -> dict[str, Any]:
     """What the run id leaves out: where telemetry goes, how strictly timing is judged and
     which papers' models are computed from the records (not part of what is measured), and
     association keys left unset, so that a single `workload:` keeps the id it had before
@@ -442,7 +459,7 @@ NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None
                                        "scheduler": SCHEDULER_DEFAULT, "stack": stacks.STACK_DEFAULT, "usrsctp": None}
 
 
-def _unset_keys(workload: Any) -> set[str]:
+def _unset_keys(workload: Workload) -> set[str]:
     return {k for k, default in NEWER_WORKLOAD_KEYS.items() if getattr(workload, k) == default}
 
 
@@ -451,11 +468,11 @@ NEWER_SCTP_KEYS = ("max_burst", "initial_cwnd", "primary_cwnd_carry", "primary_c
                    "rto_backoff_percent", "primary_cwnd_alpha_estimate")
 
 
-def _unset_sctp_keys(sctp: Any) -> set[str]:
+def _unset_sctp_keys(sctp: SctpParams) -> set[str]:
     return {k for k in NEWER_SCTP_KEYS if getattr(sctp, k) is None}
 
 
-def _workload_exclude(workload: Any, unset: set[str]) -> dict[str, Any]:
+def _workload_exclude(workload: Workload, unset: set[str]) -> dict[str, Any]:
     """The workload's unset newer keys, and its own sctp:'s unset newer parameters."""
     exclude: dict[str, Any] = {k: True for k in unset}
     if workload.sctp is not None:
@@ -463,7 +480,7 @@ def _workload_exclude(workload: Any, unset: set[str]) -> dict[str, Any]:
     return exclude
 
 
-def draw_variation(vary: Any, n_events: int, seed: int) -> dict[str, Any]:
+def draw_variation(vary: Vary, n_events: int, seed: int) -> dict[str, Any]:
     """The repetition's seeded draws; empty when the experiment asks for none.
 
     A stream of its own (not the workload's or pingpong's) so that adding variation

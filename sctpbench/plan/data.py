@@ -235,28 +235,31 @@ class Plan:
     @classmethod
     def _from_dict(cls, document: Any) -> Plan:
         d = _upgrade(document)
-        iface = lambda x: Interface(**x)  # noqa: E731
-        link = lambda x: Link(  # noqa: E731
-            path=x["path"], a=iface(x["a"]), b=iface(x["b"]), shaping=x["shaping"],
-            shaped_at={k: iface(v) for k, v in x["shaped_at"].items()}, emulator=[iface(e) for e in x["emulator"]],
-            routes=[Command(**c) for c in x["routes"]], burst=x["burst"], drop_packets=x["drop_packets"],
-            family=x.get("family", "ipv4"),
-        )
-        return cls(
-            **d
-            | {
-                "links": [link(x) for x in d["links"]],
-                "setup": [Command(**c) for c in d["setup"]],
-                "processes": [Process(**p) for p in d["processes"]],
-                "timeline": [
-                    TimedAction(**t | {"commands": [Command(**c) for c in t["commands"]]}) for t in d["timeline"]
-                ],
-                "associations": [
-                    Association(**a | {"paths": [AssociationPath(**p) for p in a["paths"]]}) for a in d["associations"]
-                ],
-                "traffic": [Flow(**f) for f in d.get("traffic", [])],
-            }
-        )
+
+        def iface(x: dict[str, Any]) -> Interface:
+            return Interface(**x)
+
+        def link(x: dict[str, Any]) -> Link:
+            return Link(
+                path=x["path"], a=iface(x["a"]), b=iface(x["b"]), shaping=x["shaping"],
+                shaped_at={k: iface(v) for k, v in x["shaped_at"].items()}, emulator=[iface(e) for e in x["emulator"]],
+                routes=[Command(**c) for c in x["routes"]], burst=x["burst"], drop_packets=x["drop_packets"],
+                family=x.get("family", "ipv4"),
+            )
+
+        parts: dict[str, Any] = {
+            "links": [link(x) for x in d["links"]],
+            "setup": [Command(**c) for c in d["setup"]],
+            "processes": [Process(**p) for p in d["processes"]],
+            "timeline": [
+                TimedAction(**t | {"commands": [Command(**c) for c in t["commands"]]}) for t in d["timeline"]
+            ],
+            "associations": [
+                Association(**a | {"paths": [AssociationPath(**p) for p in a["paths"]]}) for a in d["associations"]
+            ],
+            "traffic": [Flow(**f) for f in d.get("traffic", [])],
+        }
+        return cls(**d | parts)
 
 
 def _upgrade(d: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,7 @@ and the emulator's packet-drop rules."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sctpbench.model import shaping
 from sctpbench.model.addressing import (
@@ -16,6 +16,9 @@ from sctpbench.model.addressing import (
     subnet_address,
 )
 from sctpbench.plan.data import EMULATOR, AssociationPath, Command, Interface, Link, Tool
+
+if TYPE_CHECKING:  # the experiment's model (pydantic) stays out of what the guest and the machines import
+    from sctpbench.model.experiment import DropPattern, Topology
 
 IPV6_OFF = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
 # What a host that uses IPv6 gives each new interface: no router advertisements or
@@ -39,7 +42,7 @@ MLD_TYPES = ("131", "132", "143")
 NO_MLD = ["*filter", *(f"-A OUTPUT -p ipv6-icmp -m icmp6 --icmpv6-type {t} -j DROP" for t in MLD_TYPES), "COMMIT"]
 
 
-def ipv6_hosts(topology: Any) -> set[str]:
+def ipv6_hosts(topology: Topology) -> set[str]:
     """The hosts with an interface on an IPv6 or dual-stack path (the emulator among them)."""
     used = {h for path in topology.paths.values() if path.family != "ipv4" for h in path.between}
     return used | ({EMULATOR} if used and topology.emulator else set())
@@ -95,7 +98,9 @@ class Network:
         first message would pay an extra delay that no experiment asked for, at a moment
         set by which end happened to speak first.
         """
-        mac = lambda i: self._macs[(i.host, i.ifname)]  # noqa: E731
+        def mac(i: Interface) -> str:
+            return self._macs[(i.host, i.ifname)]
+
         self.links_setup.append(Command("wire", [x.host, x.ifname, mac(x), y.host, y.ifname, mac(y)]))
         neighbours = [
             Command("ip", ["neigh", "replace", address, "lladdr", mac(far), "dev", near.ifname, "nud", "permanent"], near.host)
@@ -190,7 +195,7 @@ ONCE = 2**31 - 1
 DROP_MARK = "0x5b"
 
 
-def drop_rules(link: Link, pattern: Any) -> list[Command]:
+def drop_rules(link: Link, pattern: DropPattern) -> list[Command]:
     """KauNet-style packet-driven loss on the emulator's FORWARD path.
 
     One statistic-nth rule per position marks the packet, a last rule drops marked ones.
@@ -207,7 +212,7 @@ def drop_rules(link: Link, pattern: Any) -> list[Command]:
     return [Command(tool, _drop_lines(link, pattern), link.emulator[0].host) for tool in tools]
 
 
-def _drop_lines(link: Link, pattern: Any) -> list[str]:
+def _drop_lines(link: Link, pattern: DropPattern) -> list[str]:
     """One iptables-restore ruleset; ip6tables-restore reads the same lines."""
     lines = ["*filter"]
     ingress = {"forward": link.emulator[0], "reverse": link.emulator[1]}

@@ -16,6 +16,7 @@ import hashlib
 from typing import Any
 
 from sctpbench.model import traffic
+from sctpbench.model.experiment import Experiment, PathSpec
 from sctpbench.plan.data import Flow, Link, Process, TimedAction, agent_name
 from sctpbench.plan.network import association_paths
 
@@ -28,12 +29,12 @@ IPERF3_READY = "Server listening"
 UDPGEN_READY = "ready"
 
 
-def flows(experiment: Any, links: list[Link], start_offset: int) -> list[Flow]:
+def flows(experiment: Experiment, links: list[Link], start_offset: int) -> list[Flow]:
     """Every flow of the experiment, on its path's addresses; `start_offset` is the run's `vary: start` draw."""
     return [_flow(f, experiment.topology.paths, links, start_offset) for f in experiment.traffic]
 
 
-def _flow(f: traffic.Flow, paths: Any, links: list[Link], start_offset: int) -> Flow:
+def _flow(f: traffic.Flow, paths: dict[str, PathSpec], links: list[Link], start_offset: int) -> Flow:
     path = str(traffic.flow_path(f, paths))
     # A dual-stack path's IPv4 pair comes first, as for associations.
     ends = next(p for p in association_paths(links, f.client, f.server) if p.path == path)

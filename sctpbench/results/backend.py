@@ -1,6 +1,7 @@
 """backend.json: how the backend's part of a run ended, and the run's clock anchor (files.py).
 
-One reader, `read`, and one writer, `amend`: the backend writes the anchor when the timeline
+One reader, `read` (`read_document` for the file as written, which the ansible backend merges
+from its machines), and one writer, `amend`: the backend writes the anchor when the timeline
 starts and its last word when it ends; the runner (a full disk) and the uml guardian
 ("orchestrator killed") amend ok and error only where the backend could not say it.
 """
@@ -36,8 +37,14 @@ class BackendStatus:
 
 def read(run_dir: Path) -> BackendStatus | None:
     """None when the run never got as far as its backend."""
-    document = jsonfile.read_optional(run_dir / NAME)
+    document = read_document(run_dir)
     return None if document is None else BackendStatus.from_dict(document)
+
+
+def read_document(run_dir: Path) -> dict[str, Any] | None:
+    """The file as written, every key kept (a machine's own, merged into the run's); None when
+    the run never got as far as its backend."""
+    return jsonfile.read_optional(run_dir / NAME)
 
 
 def write(run_dir: Path, document: dict[str, Any]) -> None:

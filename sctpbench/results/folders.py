@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sctpbench.results import jsonfile, version
+from sctpbench.results import backend, jsonfile, ledger, summary, version
+
+# The JSON files of a run folder that the commands reading a finished run open.
+RUN_JSON = ("plan.json", summary.NAME, backend.NAME, "params.json", ledger.NAME)
 
 
 class NotAResultsFolder(jsonfile.ResultsFileError):
@@ -24,6 +27,13 @@ def kind(path: Path) -> str:
         raise NotAResultsFolder(
             f"{path}: not a run (plan.json), session (run-*/ folders) or campaign (campaign.json) folder")
     return found.kind
+
+
+def check_run_json(path: Path) -> None:
+    """Every JSON file a command reads from a run folder readable (the one-line error if one
+    is not), before the command uses any: a missing one is no error."""
+    for name in RUN_JSON:
+        jsonfile.read_optional(path / name)
 
 
 def is_run(path: Path) -> bool:

@@ -61,7 +61,7 @@ def test_failover_run_is_clean_under_valgrind_memcheck(tmp_path: Path) -> None:
 
 
 def test_a_multipath_scheduler_is_clean_under_ubsan_and_valgrind(tmp_path: Path) -> None:
-    """The scheduler's socket side (sched_kernel.c and sched_run.c: a path query per peer address and a `sched`
+    """The scheduler's socket side (linux/sched.c and common/sched_run.c: a path query per peer address and a `sched`
     record per message, through a failure of one path) runs only where kernel SCTP is."""
     _make("sanitize")
     for agent, scheduler in ((AGENT_DIR / "build/sctpbench-agent-sanitize", "stream-aware"), (_valgrind_wrapper(), "round-robin")):

@@ -11,8 +11,9 @@ Runs of consecutive TSNs are written as ranges to keep the fixture small.
 Regenerate the fixture (one guest run, a minute or two) with the kernel built from the tree
 before kernel/patches/0003 (`git checkout d60dd0f~1 -- kernel scripts/build-kernel` in a scratch
 copy and scripts/build-kernel there; on linux-source-6.1 6.1.192-3 its key is 0b5bf850457f1a7c)
-whenever sctpbench's set-up before t0 or the kernel source changes, as either moves how many
-chunks fit before the switch (2026-11-29: 1,679 → 1,681 on path one, on both kernels alike):
+whenever the kernel source or where t0 falls changes, as either moves how many chunks fit
+before the switch (2026-11-29: 1,679 → 1,681 on path one with a leaner set-up before t0, then
+1,680 with t0 on the kernel's tick, which set-up no longer moves: docs/clocks.md):
 
     .venv/bin/python -m tests.support.sack_exchange ~/.cache/sctpbench/kernel/0b5bf850457f1a7c
 

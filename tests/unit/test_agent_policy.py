@@ -1,4 +1,4 @@
-"""The agent's path-selection policies (policy.c): the C unit checks on synthetic samples,
+"""The agent's path-selection policies (common/policy.c): the C unit checks on synthetic samples,
 built under ASan + UBSan on the host (no kernel SCTP needed)."""
 
 import subprocess

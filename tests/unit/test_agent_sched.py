@@ -1,4 +1,4 @@
-"""The agent's multipath schedulers (sched.c): the C unit checks against scripted path
+"""The agent's multipath schedulers (common/sched.c): the C unit checks against scripted path
 states, built under ASan + UBSan on the host (no kernel SCTP needed), and the agent's
 command line refusing what it cannot honour."""
 

@@ -1,6 +1,6 @@
 """A policy text the plan accepts is one the agent accepts, and one it refuses the agent
 refuses: the values are checked before anything is built, by the agent's own rules
-(model/policy.py VALUE_RULES against workloads/agent/policy.c), so a bad value never
+(model/policy.py VALUE_RULES against workloads/agent/common/policy.c), so a bad value never
 gets as far as a guest that then fails with "did not print ready"."""
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ PACKAGE = Path(__file__).resolve().parents[2]
 PLAYBOOKS = PACKAGE.parent / "playbooks"
 # What a machine needs of the package: share.py, clean.py and what they import.
 MACHINE_SIDE = ("__init__.py", "backends", "plan", "model", "results")
-MERGED = ("events.jsonl", "kernel.json", "versions.json", "backend.json")
+# Each machine has its own; merge() makes the run's one of them.
+MERGED = (results_events.NAME, results_kernel.KERNEL, results_kernel.VERSIONS, results_backend.NAME)
 NOT_RESULTS = ("plan.json", "part.json", "plan.sh", "host.json", "schedules", "signals")
 # Beyond the plan's own length: the machines' start margin, process starts, and the drain.
 RUN_SLACK_S = 120
@@ -215,9 +216,7 @@ def _merge_events(run_dir: Path, shares: dict[str, Path]) -> None:
     """One line per action: a fail on two hosts is one event, issued at the first, applied at the last."""
     merged: dict[tuple[Any, ...], dict[str, Any]] = {}
     for share in shares.values():
-        path = share / "events.jsonl"
-        for line in path.read_text().splitlines() if path.exists() else []:
-            e = json.loads(line)
+        for e in results_events.read_documents(share) or []:
             key = (e["at_ns"], e["kind"], e["target"], e["detail"], e["direction"])
             if key in merged:
                 m = merged[key]
@@ -231,8 +230,8 @@ def _merge_events(run_dir: Path, shares: dict[str, Path]) -> None:
 
 def _merge_facts(run_dir: Path, shares: dict[str, Path], plan: Plan) -> None:
     # A machine whose share lacks one (it failed early) has none: {}.
-    kernels = {h: jsonfile.read_optional(s / "kernel.json") or {} for h, s in shares.items()}
-    versions = {h: jsonfile.read_optional(s / "versions.json") or {} for h, s in shares.items()}
+    kernels = {h: k.document if (k := results_kernel.read_kernel(s)) else {} for h, s in shares.items()}
+    versions = {h: results_kernel.read_versions(s) or {} for h, s in shares.items()}
     first = plan.associations[0].client if plan.associations and plan.associations[0].client in kernels else next(iter(kernels), "")
     kernel = dict(kernels.get(first, {}))
     kernel["sysctl"] = {h: k.get("sysctl", {}).get(h, {}) for h, k in kernels.items()}
@@ -244,7 +243,7 @@ def _merge_facts(run_dir: Path, shares: dict[str, Path], plan: Plan) -> None:
 
 
 def _merge_status(run_dir: Path, shares: dict[str, Path], plan: Plan) -> dict[str, Any]:
-    statuses = {h: jsonfile.read_optional(s / "backend.json") or {} for h, s in shares.items()}
+    statuses = {h: results_backend.read_document(s) or {} for h, s in shares.items()}
     missing = [h for h in plan.hosts if h not in statuses]
     errors = [f"{h}: {s['error']}" for h, s in statuses.items() if s.get("error")]
     errors += [f"{h}: no results came back" for h in missing]

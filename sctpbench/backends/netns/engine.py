@@ -53,12 +53,27 @@ GO = "go"
 # t0 is set this far ahead of "everything ready" so the start command reaches the client
 # before the first message is due.
 T0_LEAD_NS = 300_000_000
+# t0 falls on the kernel's tick: Linux aligns its jiffies to multiples of TICK_NSEC of
+# CLOCK_MONOTONIC (tick_init_jiffy_update), so a t0 on that grid puts every message of the
+# schedule at the same phase against the SCTP timers whatever the set-up before it cost
+# (on virtual time each clock read costs 256 ns, so a leaner set-up or a longer checkout path
+# moved t0 within the tick and timer-driven figures by up to 1 ms).
+TICK_NS = 1_000_000
+# The processes start on a grid too, so the association comes up, and its heartbeat and
+# capture timers run, at the same phase against t0 however long the guest's set-up took.
+START_GRID_NS = 10_000_000
+SPIN_NS = 2_000_000  # sleep_until's spin on the real clock
 # The kernel-wide socket buffer sysctls kernel.json records, as `sysctl KEY` prints them.
 KERNEL_WIDE_READ_BACK = ("net.sctp.sctp_rmem", "net.sctp.sctp_wmem", "net.core.rmem_default", "net.core.wmem_default")
 
 
 def _now() -> int:
     return time.monotonic_ns()
+
+
+def on_tick(t: int, grid: int = TICK_NS) -> int:
+    """The first point of a grid (by default the guest kernel's 1 ms ticks) at or after t, in CLOCK_MONOTONIC ns."""
+    return -(-t // grid) * grid
 
 
 def _realtime_at(monotonic_ns: int) -> int:
@@ -254,10 +269,11 @@ class WholePlan:
 
     def start_processes(self, engine: NetnsEngine) -> int:
         """Every process, each once the one before is ready."""
+        sleep_until(on_tick(self.now(), START_GRID_NS), self.now, spin_ns(engine.plan))
         for p in engine.plan.processes:
             engine.start_process(p)
         engine.report(f"association up; t0 in {T0_LEAD_NS / 1e6:.0f} ms")
-        return self.now() + T0_LEAD_NS
+        return on_tick(self.now() + T0_LEAD_NS)
 
     def wait_for_peers(self, engine: NetnsEngine, t0: int) -> None:
         pass  # every peer is on this kernel: the engine waited for it
@@ -358,6 +374,7 @@ class NetnsEngine:
     # ------------------------------------------------------------------ run
 
     def run(self) -> None:
+        inside.exact_timers()
         timeline = self.share.timeline(self.plan)
         for tool, host in sorted({(t.commands[0].tool, host) for t in timeline if t.commands for host, _ in t.confirm}):
             ns = netns_render.namespace(self.plan, host)
@@ -412,7 +429,7 @@ class NetnsEngine:
             for name in action.agents:
                 self.agents[name].command((action.control or "").format(t=scheduled))
             return _event(action, scheduled, issued, scheduled)
-        sleep_until(scheduled, self.now)
+        sleep_until(scheduled, self.now, spin_ns(self.plan))
         issued = self.now()
         if action.kind == GO:
             # A waiting sender (iperf3 under its shell) runs once told: no answer to wait for.
@@ -588,10 +605,18 @@ def _stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
                 pass
 
 
-def sleep_until(t_ns: int, now: Callable[[], int] = _now) -> None:
-    # Sleep to within 2 ms, then spin: the guest's timer slack would otherwise add lag.
-    while (left := t_ns - now()) > 2_000_000:
-        time.sleep((left - 2_000_000) / 1e9)
+def spin_ns(plan: Plan) -> int:
+    """How long before a deadline sleep_until stops sleeping and spins: on the real clock a
+    wake-up comes tens of µs late, so the last 2 ms are spun. On virtual and paced time a
+    timer fires at its deadline (with exact_timers), and a spin only burns the host's CPU:
+    each clock read is a trapped system call costing 256 ns of virtual time, some 7,800
+    of them per 2 ms, and it kept the guest's single CPU from the agents meanwhile."""
+    return SPIN_NS if plan.clock == "real" else 0
+
+
+def sleep_until(t_ns: int, now: Callable[[], int] = _now, spin: int = SPIN_NS) -> None:
+    while (left := t_ns - now()) > spin:
+        time.sleep((left - spin) / 1e9)
     while now() < t_ns:
         pass
 

@@ -8,7 +8,8 @@
 # SB_RUN_HOST (the host's path to it, a link of fixed length), SB_PYTHON (interpreter), SB_ENTRY (the module that runs the plan inside: the
 # netns engine's command, or another built on it).
 # The wall clock is the kernel's to set (backend.TIME_TRAVEL): work here costs virtual time.
-. "$(dirname "$0")/boot.sh"
+# ${0%/*}, not $(dirname "$0"): a program start is the dearest thing a guest does.
+. "${0%/*}/boot.sh"
 export PYTHONDONTWRITEBYTECODE=1
 
 halt() {
@@ -29,7 +30,7 @@ modprobe_root SB-ERROR
 ip link set lo up
 # From the project root this script is in, `-m` imports that tree's sctpbench, the one
 # the host runs, not whichever the interpreter's install points at (another clone's).
-cd "$(dirname "$0")/../../.." || echo "SB-ERROR cannot enter the project folder of $0"
+cd "${0%/*}/../../.." || echo "SB-ERROR cannot enter the project folder of $0"
 # -S: no site (the engine is standard library only, and its finders cost a guest a third
 # of the interpreter's start); the project root is the working folder, so `-m` finds it.
 "$SB_PYTHON" -S -m "${SB_ENTRY:-sctpbench.backends.netns.entry}" "$SB_RUN" --modprobe-root "${SB_MODROOT:-/run/modroot}"

@@ -1,6 +1,6 @@
 #include "udpgen.h"
 
-#include "../agent/addr.h"
+#include "../agent/common/addr.h"
 
 #include <errno.h>
 #include <getopt.h>

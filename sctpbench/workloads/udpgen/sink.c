@@ -1,6 +1,6 @@
 #include "udpgen.h"
 
-#include "../agent/clock.h"
+#include "../agent/common/clock.h"
 
 #include <netinet/in.h>
 #include <poll.h>

@@ -2,7 +2,7 @@
  *
  * `send` offers fixed-size datagrams with periodic or exponential (Poisson)
  * gaps from a seed, the same seeded generator as the SCTP agent's
- * (../agent/arrival.c); `sink` receives them so that no ICMP "port
+ * (../agent/common/arrival.c); `sink` receives them so that no ICMP "port
  * unreachable" travels back over the reverse path. Both write one record
  * line per datagram (README.md in this folder).
  */
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#include "../agent/arrival.h"
+#include "../agent/common/arrival.h"
 
 enum udpgen_mode { UDPGEN_SEND, UDPGEN_SINK };
 

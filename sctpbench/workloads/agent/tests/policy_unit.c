@@ -1,7 +1,7 @@
-/* Host-side unit checks of the path-selection policies (policy.c): each
+/* Host-side unit checks of the path-selection policies (common/policy.c): each
  * policy's decisions on synthetic per-path sample sequences. */
-#include "../policy.h"
-#include "../sigtrace.h"
+#include "../common/policy.h"
+#include "../common/sigtrace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-/* Host-side unit checks of the multipath schedulers (sched.c): each
+/* Host-side unit checks of the multipath schedulers (common/sched.c): each
  * scheduler's choices against scripted path states. */
-#include "../sched.h"
+#include "../common/sched.h"
 
 #include <stdio.h>
 #include <string.h>

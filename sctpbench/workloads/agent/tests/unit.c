@@ -1,12 +1,12 @@
 /* Host-side ASan/UBSan unit checks of the agent's socket-free modules. */
-#include "../sctpapi.h"
-#include "../addr.h"
-#include "../arrival.h"
-#include "../cli.h"
-#include "../control.h"
-#include "../notify.h"
-#include "../records.h"
-#include "../schedule.h"
+#include "../linux/sctpapi.h"
+#include "../common/addr.h"
+#include "../common/arrival.h"
+#include "../common/cli.h"
+#include "../common/control.h"
+#include "../linux/notify.h"
+#include "../common/records.h"
+#include "../common/schedule.h"
 #include <assert.h>
 #include <fcntl.h>
 #include <math.h>
