@@ -78,7 +78,8 @@ def _event_context(exp: Experiment) -> Context:
         peer_addresses=peers,
         end_ns=exp.end_ns,
         several=several,
-        first_paths=[exp.paths_of(a)[0] for a in exp.associations if exp.paths_of(a)],
+        # Every path an association may start on: a drawn one is known only per repetition.
+        first_paths=[p for a in exp.associations for p in exp.first_path_choices(a)],
     )
 
 
@@ -164,9 +165,15 @@ def _check_associations(exp: Experiment, source: Source, fail: Any) -> list[str]
         joining = exp.paths_of(a)
         if not joining:
             fail(loc, f"no path joins {a.client} and {a.server}")
-        if a.first_path is not None and a.first_path not in joining:
-            fail(loc + ("first_path",), f"{a.first_path!r} does not join {a.client} and {a.server}; "
-                                        f"allowed: {', '.join(joining)}")
+        named = a.first_path if isinstance(a.first_path, list) else [a.first_path] if a.first_path is not None else []
+        for first in named:
+            if first not in joining:
+                fail(loc + ("first_path",), f"{first!r} does not join {a.client} and {a.server}; "
+                                            f"allowed: {', '.join(joining)}")
+        if a.random_first_path and len(exp.first_path_choices(a)) < 2:
+            fail(loc + ("random_first_path",), f"{a.name} can start only on {joining[0] if not named else named[0]!r}, "
+                 "nothing to draw; allowed: a first_path list of two or more paths joining its hosts, or first_path unset "
+                 "where several paths join them")
         placed += [n for n in joining if n not in placed]
         # Two servers listening on one host and port would be one socket; clients take ephemeral ports.
         if (a.server, a.port) in servers:

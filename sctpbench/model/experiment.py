@@ -176,6 +176,10 @@ class Workload(_Model):
     first_path: Name | Annotated[list[Name], Field(min_length=1)] | None = Field(
         default=None, description="the path the association starts on (its INIT's, the first primary); with count, a "
         "list is dealt out in turn (NAME1 the first, NAME2 the second, …); unset: the topology's first path joining its hosts")
+    random_first_path: bool = Field(
+        default=False, description="each association starts on a path drawn per repetition from the repetition's seed, "
+        "uniformly and independently of the others: among first_path's list (not dealt out), or every path joining its "
+        "hosts when first_path is unset; the drawn path leads its peer addresses, so the kernel makes it the primary")
     policy: str = Field(
         default="static", description="the client's path-selection policy, NAME[:KEY=VALUE,...]: static (the stack "
         "alone), delay-centric, predictive, rtt-ratio or signal (with signal:; workloads/agent/RECORDS.md), e.g. "
@@ -243,15 +247,17 @@ class Workload(_Model):
         """Whether its messages or start differ from one repetition (seed) to the next."""
         dists = [d for m in self.mix or [] for d in (m.size, m.gap, m.burst, m.pause) if d is not None]
         return (self.type == "signaling" and self.arrival == "poisson") or bool(self.start_window) \
-            or any(d.kind != "constant" for d in dists)
+            or self.random_first_path or any(d.kind != "constant" for d in dists)
 
     def copies(self) -> list[Workload]:
-        """`count: N` as N associations NAME1…NAMEn on ports port…port+n-1; one as itself."""
+        """`count: N` as N associations NAME1…NAMEn on ports port…port+n-1; one as itself.
+        A `first_path` list is dealt out, unless each association draws from all of it (random_first_path)."""
         first = self.first_path if isinstance(self.first_path, list) else [self.first_path]
         if self.count == 1:
-            return [self if not isinstance(self.first_path, list) else self.model_copy(update={"first_path": first[0]})]
+            dealt = isinstance(self.first_path, list) and not self.random_first_path
+            return [self.model_copy(update={"first_path": first[0]}) if dealt else self]
         return [self.model_copy(update={"name": f"{self.name}{i}", "port": self.port + i - 1, "count": 1,
-                                        "first_path": first[(i - 1) % len(first)]})
+                                        "first_path": self.first_path if self.random_first_path else first[(i - 1) % len(first)]})
                 for i in range(1, self.count + 1)]
 
 
@@ -384,6 +390,15 @@ class Experiment(_Model):
         joining = [name for name, path in self.topology.paths.items() if set(path.between) == ends]
         first = association.first_path[0] if isinstance(association.first_path, list) else association.first_path
         return sorted(joining, key=lambda name: name != first)
+
+    def first_path_choices(self, association: Workload) -> list[str]:
+        """The paths the association may start on: those it draws among (random_first_path;
+        each once, in the topology's order), or its one first path."""
+        joining = self.paths_of(association)
+        if not association.random_first_path:
+            return joining[:1]
+        named = association.first_path if isinstance(association.first_path, list) else [association.first_path]
+        return joining if association.first_path is None else [p for p in self.topology.paths if p in named]
 
     @property
     def end_ns(self) -> int:

@@ -162,10 +162,13 @@ def build(experiment: Experiment, repetition: int, agent: str, udpgen: str = UDP
     windows = _start_window_draws(experiment.associations, seed)
     if windows:
         variation["start_window_ns"] = windows
+    drawn = _first_path_draws(experiment, seed)
+    if drawn:
+        variation["first_path"] = drawn
     seeds = [_association_seed(seed, i, str(a.name)) for i, a in enumerate(experiment.associations)]
     schedules = [_schedule(a, s) for a, s in zip(experiment.associations, seeds, strict=True)]
     associations = [
-        _association(experiment, a, links, start_offset + windows.get(str(a.name), 0), messages)
+        _association(experiment, _starting_on(a, drawn), links, start_offset + windows.get(str(a.name), 0), messages)
         for a, messages in zip(experiment.associations, schedules, strict=True)
     ]
     files = {x.schedule: schedule.render(m) for x, m in zip(associations, schedules, strict=True)
@@ -253,6 +256,19 @@ def _start_window_draws(associations: list[Workload], seed: int) -> dict[str, in
     adding one leaves the others' starts as they were."""
     return {str(a.name): int(random.Random(f"sctpbench-start-window:{seed}:{a.name}").random() * a.start_window)
             for a in associations if a.start_window}
+
+
+def _first_path_draws(experiment: Experiment, seed: int) -> dict[str, str]:
+    """Each random_first_path association's first path for this repetition: a stream of its
+    own per association (as the start windows'), so the others' draws stay as they were."""
+    return {str(a.name): random.Random(f"sctpbench-first-path:{seed}:{a.name}").choice(experiment.first_path_choices(a))
+            for a in experiment.associations if a.random_first_path}
+
+
+def _starting_on(a: Workload, drawn: dict[str, str]) -> Workload:
+    """The association with its drawn first path in place of the list it was drawn from."""
+    first = drawn.get(str(a.name))
+    return a if first is None else a.model_copy(update={"first_path": first, "random_first_path": False})
 
 
 def _schedule(a: Workload, seed: int) -> list[schedule.Message] | None:
@@ -439,6 +455,7 @@ def _identity_exclude(experiment: Experiment) -> dict[str, Any]:
 # that leaves them out of the id.
 NEWER_WORKLOAD_KEYS: dict[str, Any] = {"name": None, "sctp": None, "video": None, "mix": None, "count": 1, "start_window": 0,
                                        "policy": "static", "signal": None, "first_path": None,
+                                       "random_first_path": False,
                                        "scheduler": SCHEDULER_DEFAULT, "stack": stacks.STACK_DEFAULT, "usrsctp": None}
 
 

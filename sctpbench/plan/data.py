@@ -285,6 +285,8 @@ def describe_variation(variation: dict[str, Any]) -> str:
         parts.append(f"workload start +{variation['start_offset_ns'] / 1e6:.3f} ms")
     if "start_window_ns" in variation:
         parts.append("start windows " + ", ".join(f"{name} +{ns / 1e6:.3f} ms" for name, ns in variation["start_window_ns"].items()))
+    if "first_path" in variation:
+        parts.append("first paths " + ", ".join(f"{name} {path}" for name, path in variation["first_path"].items()))
     if "event_phase_ns" in variation:
         parts.append("event phases " + ", ".join(f"+{p / 1e6:.3f} ms" for p in variation["event_phase_ns"]))
     return "; ".join(parts)

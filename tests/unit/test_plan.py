@@ -33,6 +33,8 @@ GOLDEN_CASES = {
     # The project kernel's stack variants and max_burst: net.sctp.* on both hosts.
     "stack-variants": ("handover.yaml", ["sctp.initial_cwnd=unrestricted", "sctp.max_burst=0",
                                          "sctp.primary_cwnd_carry=true"]),
+    # Seed 003's six sources, each on a first path drawn from the repetition's seed.
+    "random-first-path": ("seed003-policies.yaml", ["workloads.0.random_first_path=true", "workloads.0.arrival=periodic"]),
 }
 
 
