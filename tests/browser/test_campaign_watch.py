@@ -79,11 +79,12 @@ def test_campaign_watch_shows_each_run_as_it_lands(tmp_path: Path) -> None:
                                f"runs per configuration {_per_config(driver)} to be the log's {dict(by_config)}")
             driver.save_screenshot(str(tmp_path / "campaign-view.png"))
         assert sum(by_status.values()) >= RUNS and set(by_config) == {"sctp.path_max_retrans=1", "sctp.path_max_retrans=2"}
-        # As they land: one more run at a time (never two landings in one step, the runs being
-        # one at a time, seconds apart), the first ones drawn while the campaign still ran.
+        # As they land: the count only grows, and runs are drawn while the campaign still runs.
+        # Not one at a time: the campaign panels are read at the dashboard's refresh (5 s), and
+        # a run of this campaign now takes about 3 s, so two may land within one refresh.
         totals = [t for t, _ in seen]
-        assert totals == sorted(totals) and all(b - a == 1 for a, b in zip(totals, totals[1:], strict=False)), seen
-        assert {1, 2} <= {t for t, going in seen if going}, seen
+        assert totals == sorted(totals) and totals[-1] >= RUNS, seen
+        assert any(0 < t < RUNS for t, going in seen if going) or (RUNS, True) in seen, seen
     finally:
         if proc.poll() is None:
             proc.terminate()

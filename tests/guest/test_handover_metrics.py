@@ -78,7 +78,9 @@ def test_handover_delay_is_one_way_delay_after_the_next_message(run: dict[str, A
     assert m["handover_delay_max_ms"] == pytest.approx(max(delays))
     # Nothing is lost or held around a switch: every message of the windows at the path's delay.
     for w in s["handover"]["switches"]:
-        assert w["messages"] == 150 and w["undelivered"] == 0, w
+        # 3 s of 50 messages/s; the window's start, 1 s before a decision applied µs after a
+        # message's slot, falls on a message sent exactly on time, which it leaves out.
+        assert w["messages"] in (149, 150) and w["undelivered"] == 0, w
         assert ONE_WAY_MS <= w["mmtt_ms"] <= ONE_WAY_MS + 1.0, w
     assert ONE_WAY_MS <= m["handover_mtt_mean_ms"] <= m["handover_mmtt_ms"] <= ONE_WAY_MS + 1.0
 
