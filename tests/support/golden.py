@@ -1,6 +1,6 @@
 """The golden experiments: examples whose run id and metrics must not move on the same
 kernel (issue 32: a change for speed must not change results). tests/guest/test_golden.py
-runs each and compares it with its record in tests/data/golden/; after a change that moves
+runs each and compares it with its record in tests/data/golden_results/; after a change that moves
 results on purpose, record them again and say why in the commit:
 
     .venv/bin/python -m tests.support.golden
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = ROOT / "tests" / "data" / "golden"
+GOLDEN = ROOT / "tests" / "data" / "golden_results"
 EXPERIMENTS = ("failover", "handover")
 # A checkout in another folder moves per-message times by a few 256 ns clock reads of the
 # guest's set-up (docs/clocks.md, "What moves a run's figures"): measured within 1 µs.
