@@ -20,6 +20,7 @@ single run far from the rest is a mode of one run.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 SPREAD_FACTOR = 2.0  # the gap must exceed this many times the widest gap inside either side
 RELATIVE_GAP = 0.5  # … and this fraction of the larger side's median
@@ -50,7 +51,7 @@ def _median(xs: list[float]) -> float:
 
 
 def _widest_gap(xs: list[float]) -> float:
-    return max((b - a for a, b in zip(xs, xs[1:], strict=False)), default=0.0)
+    return max((b - a for a, b in pairwise(xs)), default=0.0)
 
 
 def _separate(left: list[float], right: list[float], whole: float) -> bool:

@@ -51,14 +51,16 @@ def provenance(folder: Path) -> dict[str, Row]:
     return out
 
 
-def _carried(folder: Path) -> dict[str, Row]:
-    return {str(r["run_key"]): r for r in campaign_files.read_table(folder / campaign_files.CARRIED) or []}
+def _write_rows(path: Path, info: dict[str, Any], rows: list[Row]) -> None:
+    """A runs table with what made each run (campaign.parquet's columns and PROVENANCE)."""
+    swept = list(info.get("swept") or [])
+    campaign_files.write_table(path, rows, table.runs_schema(swept, table.association_names(rows), campaign_files.PROVENANCE))
 
 
 def shipped_rows(folder: Path) -> list[Row]:
     """The campaign folder's rows with what made each (carried rows keep what their table said)."""
     rows = campaign_files.read_table(folder / campaign_files.RUNS_TABLE) or []
-    made, carried = provenance(folder), _carried(folder)
+    made, carried = provenance(folder), campaign_files.read_carried(folder)
     out = []
     for r in rows:
         key = str(r["run_key"])
@@ -116,9 +118,7 @@ def ship(folder: Path, dest: Path, campaign_file: Path) -> Totals:
     relative = os.path.relpath(campaign_file.resolve(), dest.resolve())
     # campaign.json names the campaign file by where it lies on the machine that ran it
     campaign_files.write_info(dest, info | {"file": relative})
-    swept = list(info.get("swept") or [])
-    campaign_files.write_table(dest / campaign_files.RUNS_TABLE, rows,
-                               table.runs_schema(swept, table.association_names(rows), campaign_files.PROVENANCE))
+    _write_rows(dest / campaign_files.RUNS_TABLE, info, rows)
     made = totals(str(info.get("name") or folder.name), relative, rows)
     campaign_files.write_shipped(dest, made.to_dict())
     return made
@@ -138,8 +138,5 @@ def carry(dest: Path, folder: Path, runs: list[Run]) -> int:
             carried.append(dict(row) | {"run_key": run.run_key, "config_key": run.config.key, "directory": None})
     if carried or (folder / campaign_files.CARRIED).exists():
         folder.mkdir(parents=True, exist_ok=True)
-        info = campaign_files.read_info(dest) or {}
-        swept = list(info.get("swept") or [])
-        campaign_files.write_table(folder / campaign_files.CARRIED, carried,
-                                   table.runs_schema(swept, table.association_names(carried), campaign_files.PROVENANCE))
+        _write_rows(folder / campaign_files.CARRIED, campaign_files.read_info(dest) or {}, carried)
     return len(carried)

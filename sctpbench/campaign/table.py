@@ -112,8 +112,8 @@ def table_order(runs: list[Run]) -> list[Run]:
 def carried(campaign_dir: Path) -> dict[str, dict[str, Any]]:
     """Rows of shipped tables the folder counts as done (campaign/shipped.py), by run key,
     as campaign.parquet has them (without what made them)."""
-    found = campaign_files.read_table(campaign_dir / campaign_files.CARRIED) or []
-    return {str(r["run_key"]): {k: v for k, v in r.items() if k not in campaign_files.PROVENANCE} for r in found}
+    return {key: {k: v for k, v in r.items() if k not in campaign_files.PROVENANCE}
+            for key, r in campaign_files.read_carried(campaign_dir).items()}
 
 
 def rows(campaign_dir: Path, runs: list[Run], swept: list[str]) -> list[dict[str, Any]]:

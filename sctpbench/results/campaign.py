@@ -76,6 +76,11 @@ def read_claims(folder: Path) -> dict[str, Any] | None:
     return jsonfile.read_optional(folder / CLAIMS)
 
 
+def read_carried(folder: Path) -> dict[str, Row]:
+    """carried.parquet's rows by run key (empty without the file), with what made each run."""
+    return {str(r["run_key"]): r for r in read_table(folder / CARRIED) or []}
+
+
 def write_shipped(folder: Path, document: dict[str, Any]) -> None:
     jsonfile.write(folder / SHIPPED, document)
 

@@ -174,16 +174,7 @@ def ensure_database(target: Target) -> None:
 
 def query(target: Target, influxql: str) -> list[dict[str, Any]]:
     """Run InfluxQL through /query (v1, and v2's InfluxQL mapping); the series of the first result."""
-    params = {"db": target.bucket_name if target.api == "v2" else target.database, "q": influxql, "epoch": "ns"}
-    if target.retention_policy:
-        params["rp"] = target.retention_policy
-    status, body = _request(target, "/query", params, None)
-    if status != 200:
-        raise WriteError(f"{target.url}/query: HTTP {status}: {body.decode(errors='replace').strip()[:300]}")
-    results = json.loads(body).get("results", [{}])
-    if results and "error" in results[0]:
-        raise WriteError(f"{influxql}: {results[0]['error']}")
-    return results[0].get("series", []) if results else []
+    return query_many(target, [influxql])[0]
 
 
 def query_many(target: Target, statements: list[str]) -> list[list[dict[str, Any]]]:

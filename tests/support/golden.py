@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from tests.support.guest_run import run_file
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "golden_results"
@@ -29,10 +29,7 @@ TOLERANCE_MS = 0.002
 
 def run(name: str, out: Path) -> Path:
     """examples/NAME.yaml run as a user runs it; its run folder."""
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(ROOT / "examples" / f"{name}.yaml"), "--json",
-                        "--out", str(out)], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr + r.stdout
-    return Path(json.loads(r.stdout)["runs"][0]["directory"])
+    return run_file(ROOT / "examples" / f"{name}.yaml", out)
 
 
 def record_of(run_dir: Path) -> dict[str, Any]:

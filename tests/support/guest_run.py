@@ -15,7 +15,12 @@ def run_experiment(folder: Path, text: str, name: str = "experiment", env: Mappi
     folder.mkdir(parents=True, exist_ok=True)
     experiment = folder / f"{name}.yaml"
     experiment.write_text(text)
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(folder / name)],
+    return run_file(experiment, folder / name, env)
+
+
+def run_file(experiment: Path, out: Path, env: Mapping[str, str] | None = None) -> Path:
+    """Runs the experiment file as a user runs it, results under OUT; returns the run folder."""
+    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(out)],
                        capture_output=True, text=True, env=None if env is None else dict(env), timeout=600)
     assert r.returncode == 0, r.stderr + r.stdout
     return Path(json.loads(r.stdout)["runs"][0]["directory"])
