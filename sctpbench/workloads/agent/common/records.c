@@ -107,10 +107,12 @@ int64_t records_flush_deadline(const struct records *r)
 	return r->dirty_since_ns + RECORDS_FLUSH_INTERVAL_NS;
 }
 
-void records_flush_if_due(struct records *r, int64_t now)
+bool records_flush_if_due(struct records *r, int64_t now)
 {
-	if (r->f != NULL && r->dirty && now >= records_flush_deadline(r))
-		flush_now(r);
+	if (r->f == NULL || !r->dirty || now < records_flush_deadline(r))
+		return false;
+	flush_now(r);
+	return true;
 }
 
 void records_flush(struct records *r)

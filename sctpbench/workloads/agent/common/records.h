@@ -32,7 +32,8 @@ int records_error(const struct records *r);
 
 /* INT64_MAX when nothing is waiting to be flushed. */
 int64_t records_flush_deadline(const struct records *r);
-void records_flush_if_due(struct records *r, int64_t now);
+/* Returns true when it wrote (a system call since `now` was read). */
+bool records_flush_if_due(struct records *r, int64_t now);
 /* Before telling the harness a milestone on stdout, so the records that
  * led up to it are already in the file when it looks. */
 void records_flush(struct records *r);

@@ -28,9 +28,15 @@ struct cc_info {
  * trap to the guest kernel under User-Mode Linux. */
 struct cc_reader {
 	int nl;     /* NETLINK_SOCK_DIAG socket, -1 until opened */
-	bool known; /* family and ports below are read */
+	bool known; /* family, ports and addresses below are read */
 	int family;
 	uint16_t sport, dport; /* network order */
+	/* One local and one peer address of the association, as the socket
+	 * named them when first read: the kernel finds the association by
+	 * them and answers with it alone (one reply), where a dump of the
+	 * ports' associations takes a second read for its end. */
+	struct sockaddr_storage local, peer;
+	bool one_failed; /* the kernel did not find it so: dump from now on */
 };
 
 void cc_reader_init(struct cc_reader *r);

@@ -232,8 +232,10 @@ enum send_result { SENT, WOULD_BLOCK, SEND_FAILED, PAST_END };
 
 /* gen_limit: a generation time at or after it is not sent (PAST_END);
  * INT64_MAX for scheduled arrivals, whose backlog is always sent.
- * *now gets the last clock reading (T_SENT, or T_GEN if nothing went). */
-static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *now)
+ * *now comes in as the latest clock reading, *fresh saying whether no
+ * system call came since it; *now gets the last reading (T_SENT, or T_GEN
+ * if nothing went) and *fresh stays true only after a successful send. */
+static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *now, bool *fresh)
 {
 	union {
 		struct cmsghdr align;
@@ -282,6 +284,7 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 		 * (sctp_sendmsg_to_asoc) rather than on the primary. */
 		prepared = sched_runner_choose(&c->scheduler, c->fd, c->assoc, now_ns(), stream,
 					       unordered, iov.iov_len);
+		*fresh = false; /* the scheduler may have asked the kernel */
 	}
 	if (prepared != NULL) {
 		/* The signal policy's prepare, or the scheduler's choice: this message's first transmission
@@ -315,9 +318,14 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 	put_be64(c->payload, seq);
 	for (;;) {
 		/* Taken immediately before the send (and again on a retry):
-		 * the one-way time must not include our own scheduling lag. */
-		t_gen = now_ns();
+		 * the one-way time must not include our own scheduling lag.
+		 * A reading with no system call since is that time already:
+		 * the guest's clock does not move while a process computes on
+		 * virtual time, and on real time only by the few instructions
+		 * in between, while a reading is a trapped call under UML. */
+		t_gen = *fresh ? *now : now_ns();
 		*now = t_gen;
+		*fresh = false;
 		if (t_gen >= gen_limit)
 			return PAST_END;
 		put_be64(c->payload + 8, (uint64_t)t_gen);
@@ -333,6 +341,7 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 	}
 	t_sent = now_ns();
 	*now = t_sent;
+	*fresh = true;
 	if (c->scheduling_on)
 		sched_runner_sent(&c->scheduler, c->rec, seq, stream, unordered, iov.iov_len);
 	/* next_due is still message seq's slot: generate() advances it after. */
@@ -342,10 +351,11 @@ static enum send_result send_one(struct client *c, int64_t gen_limit, int64_t *n
 }
 
 /* Sends what is due.  `now` is a fresh clock reading; returns the latest
- * one.  Each send reads the clock anyway, so the loop reuses those
- * readings: under UML every clock_gettime is a trapped system call
- * (~20 us), a large part of the cost of a message. */
-static int64_t generate(struct client *c, int64_t now)
+ * one, *fresh saying whether it still is (no system call since).  Each
+ * send reads the clock anyway, so the loop reuses those readings: under
+ * UML every clock_gettime is a trapped system call (~20 us), a large part
+ * of the cost of a message. */
+static int64_t generate(struct client *c, int64_t now, bool *fresh)
 {
 	int64_t gen_limit = c->saturate ? c->gen_end : INT64_MAX;
 
@@ -356,11 +366,12 @@ static int64_t generate(struct client *c, int64_t now)
 		 * no message is queued up for later. */
 		if (c->saturate && now >= c->gen_end) {
 			begin_drain(c, now);
+			*fresh = false;
 			break;
 		}
 		if (c->blocked || now < c->next_due)
 			break;
-		switch (send_one(c, gen_limit, &now)) {
+		switch (send_one(c, gen_limit, &now, fresh)) {
 		case WOULD_BLOCK:
 			c->blocked = true;
 			return now;
@@ -375,8 +386,10 @@ static int64_t generate(struct client *c, int64_t now)
 		}
 		c->sent++;
 		c->next_due = arrival_next(&c->arrival);
-		if (c->next_due >= c->gen_end)
+		if (c->next_due >= c->gen_end) {
 			begin_drain(c, now);
+			*fresh = false;
+		}
 	}
 	return now;
 }
@@ -431,6 +444,10 @@ static void read_socket(struct client *c)
 			break;
 		case NOTIFY_SHUTDOWN_COMP:
 			fail_because(c, "association shut down by the peer", 0);
+			break;
+		case NOTIFY_RESTART:
+		case NOTIFY_PEERS_CHANGED:
+			sampler_peers_changed(&c->sampler);
 			break;
 		case NOTIFY_SENDER_DRY:
 			if (c->phase == PHASE_DRAINING && !c->dry) {
@@ -579,7 +596,8 @@ static void loop(struct client *c)
 	while (c->outcome == RUNNING) {
 		struct pollfd pfd[2];
 		nfds_t n = 1;
-		int64_t now;
+		int64_t now, deadline;
+		bool fresh;
 		int rc;
 
 		if (waiting_terminated()) {
@@ -589,15 +607,22 @@ static void loop(struct client *c)
 		}
 		/* Sending first: a due message should not wait behind a
 		 * sampling round.  One clock reading serves the whole turn
-		 * (see generate). */
+		 * (see generate), and the wait after it too unless a system
+		 * call came since: an error return, for one, moves UML's
+		 * virtual clock by 1 us. */
 		now = now_ns();
+		fresh = true;
 		if (c->phase == PHASE_SENDING)
-			now = generate(c, now);
-		if (c->phase == PHASE_DRAINING && c->outcome == RUNNING)
+			now = generate(c, now, &fresh);
+		if (c->phase == PHASE_DRAINING && c->outcome == RUNNING) {
 			drain_step(c, now);
-		if (c->phase != PHASE_CONNECTING && c->outcome == RUNNING)
-			sampler_poll(&c->sampler, c->fd, c->assoc, c->rec, now);
-		records_flush_if_due(c->rec, now);
+			fresh = false;
+		}
+		if (c->phase != PHASE_CONNECTING && c->outcome == RUNNING &&
+		    sampler_poll(&c->sampler, c->fd, c->assoc, c->rec, now))
+			fresh = false;
+		if (records_flush_if_due(c->rec, now))
+			fresh = false;
 		if (records_failed(c->rec)) {
 			diag_errno(records_error(c->rec), "writing %s", c->cfg->records_path);
 			fail(c);
@@ -614,7 +639,9 @@ static void loop(struct client *c)
 			pfd[1].revents = 0;
 			n = 2;
 		}
-		rc = waiting_poll(pfd, n, next_deadline(c));
+		deadline = next_deadline(c);
+		rc = waiting_poll_from(pfd, n, deadline,
+				       fresh || deadline == INT64_MAX ? now : now_ns());
 		if (rc < 0) {
 			diag_errno(errno, "ppoll");
 			fail(c);

@@ -68,8 +68,9 @@ static void on_assoc_change(const unsigned char *buf, size_t len, int64_t t,
 	}
 }
 
-static void on_paddr_change(const unsigned char *buf, size_t len, int64_t t,
-			    struct records *r)
+/* Returns the address's new state, or -1 for a notification too short. */
+static int on_paddr_change(const unsigned char *buf, size_t len, int64_t t,
+			   struct records *r)
 {
 	struct sockaddr_storage addr;
 	int state, error;
@@ -77,11 +78,12 @@ static void on_paddr_change(const unsigned char *buf, size_t len, int64_t t,
 
 	/* The struct is packed: copy fields out by offset. */
 	if (len < sizeof(struct sctp_paddr_change))
-		return;
+		return -1;
 	memcpy(&addr, buf + offsetof(struct sctp_paddr_change, spc_aaddr), sizeof(addr));
 	memcpy(&state, buf + offsetof(struct sctp_paddr_change, spc_state), sizeof(state));
 	memcpy(&error, buf + offsetof(struct sctp_paddr_change, spc_error), sizeof(error));
 	records_addr(r, t, &addr, addr_state_name(state, name, sizeof(name)), error);
+	return state;
 }
 
 /* The agent tags every message with its sequence number as the send
@@ -137,9 +139,13 @@ void notify_handle(const unsigned char *buf, size_t len, int64_t t,
 	case SCTP_ASSOC_CHANGE:
 		on_assoc_change(buf, len, t, r, out);
 		break;
-	case SCTP_PEER_ADDR_CHANGE:
-		on_paddr_change(buf, len, t, r);
+	case SCTP_PEER_ADDR_CHANGE: {
+		int state = on_paddr_change(buf, len, t, r);
+
+		if (state == SCTP_ADDR_ADDED || state == SCTP_ADDR_REMOVED)
+			out->kind = NOTIFY_PEERS_CHANGED;
 		break;
+	}
 	case SCTP_SEND_FAILED_EVENT:
 		on_send_failed_event(buf, len, t, r);
 		break;

@@ -18,6 +18,7 @@ enum notify_kind {
 	NOTIFY_SHUTDOWN_COMP,
 	NOTIFY_PEER_SHUTDOWN, /* peer sent SHUTDOWN */
 	NOTIFY_SENDER_DRY,
+	NOTIFY_PEERS_CHANGED, /* a peer address added or removed (ASCONF) */
 };
 
 struct notify_info {

@@ -15,7 +15,31 @@ void sampler_init(struct sampler *s, int64_t interval_ms)
 	s->interval_ns = interval_ms * NS_PER_MS;
 	s->next_ns = INT64_MAX;
 	s->policy_on = false;
+	s->peers_known = false;
 	cc_reader_init(&s->cc);
+}
+
+void sampler_peers_changed(struct sampler *s)
+{
+	s->peers_known = false;
+}
+
+/* false when the association is gone. */
+static bool read_peers(struct sampler *s, int fd, sctp_assoc_t assoc)
+{
+	struct sockaddr *packed = NULL;
+	int n;
+
+	if (s->peers_known)
+		return true;
+	n = sctp_getpaddrs(fd, assoc, &packed);
+	if (n < 0)
+		return false;
+	/* libsctp allocates even for zero addresses; any n >= 0 owns memory. */
+	addr_unpack(packed, n, &s->peers);
+	sctp_freepaddrs(packed);
+	s->peers_known = true;
+	return true;
 }
 
 void sampler_close(struct sampler *s)
@@ -101,36 +125,35 @@ static void round_with(struct sampler *s, int fd, sctp_assoc_t assoc, struct rec
 {
 	struct policy_path_info info[ADDR_LIST_MAX];
 	size_t n_info = 0;
-	struct sockaddr *packed = NULL;
-	struct addr_list peers;
+	const struct addr_list *peers = &s->peers;
 	struct sctp_status st;
 	struct sockaddr_storage primary;
 	bool have_primary = false;
 	struct cc_info cc;
-	int n;
+	bool have_cc;
 
 	memset(&primary, 0, sizeof(primary));
-	/* Re-read every round: ASCONF can add or remove peer addresses, and
-	 * one extra system call per round is cheap next to the record I/O. */
-	n = sctp_getpaddrs(fd, assoc, &packed);
-	if (n < 0)
+	if (!read_peers(s, fd, assoc))
 		return; /* association gone: nothing to sample */
-	/* libsctp allocates even for zero addresses; any n >= 0 owns memory. */
-	addr_unpack(packed, n, &peers);
-	sctp_freepaddrs(packed);
 
-	if (sockopts_status(fd, assoc, &st) == 0) {
+	/* The primary path comes with its congestion state (sock_diag), so the
+	 * paths' primary flag and the cc record name the same path; without
+	 * sock_diag SCTP_STATUS names it, a system call more. */
+	have_cc = cc_reader_read(&s->cc, fd, &cc);
+	if (have_cc) {
+		primary = cc.primary;
+		have_primary = true;
+	} else if (sockopts_status(fd, assoc, &st) == 0) {
 		memcpy(&primary,
 		       (const unsigned char *)&st + offsetof(struct sctp_status, sstat_primary) +
 			       offsetof(struct sctp_paddrinfo, spinfo_address),
 		       sizeof(primary));
 		have_primary = true;
 	}
-	for (size_t i = 0; i < peers.n; i++)
-		if (sample_path(fd, assoc, &peers.a[i], &primary, have_primary, r, now, &info[n_info]))
+	for (size_t i = 0; i < peers->n; i++)
+		if (sample_path(fd, assoc, &peers->a[i], &primary, have_primary, r, now, &info[n_info]))
 			n_info++;
-	/* After the paths, so a switch seen in them is seen here too. */
-	if (cc_reader_read(&s->cc, fd, &cc))
+	if (have_cc)
 		records_cc(r, now, &cc.primary, cc.cwnd, cc.ssthresh, cc.flight_size,
 			   cc.partial_bytes_acked);
 	if (pr != NULL)
@@ -142,13 +165,14 @@ void sampler_round(struct sampler *s, int fd, sctp_assoc_t assoc, struct records
 	round_with(s, fd, assoc, r, now_ns(), NULL);
 }
 
-void sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
+bool sampler_poll(struct sampler *s, int fd, sctp_assoc_t assoc,
 		  struct records *r, int64_t now)
 {
 	if (s->interval_ns <= 0 || now < s->next_ns)
-		return;
+		return false;
 	round_with(s, fd, assoc, r, now, s->policy_on ? &s->policy : NULL);
 	s->next_ns += s->interval_ns;
 	if (s->next_ns <= now)
 		s->next_ns = now + s->interval_ns;
+	return true;
 }

@@ -104,6 +104,10 @@ static void on_notification(struct server *s, int64_t t)
 	case NOTIFY_SHUTDOWN_COMP:
 		s->outcome = FINISHED;
 		break;
+	case NOTIFY_RESTART:
+	case NOTIFY_PEERS_CHANGED:
+		sampler_peers_changed(&s->sampler);
+		break;
 	default:
 		break;
 	}
