@@ -11,7 +11,10 @@ once, at most `retries` times per invocation, its attempt kept in `attempts/` to
 
 Workers are separate processes, not threads, because only a process can be told to
 stop: on Ctrl-C the parent sends each worker one SIGINT, the worker's runner tears its
-guest down (as `sctpbench run` does) and records the run as interrupted.
+guest down (as `sctpbench run` does) and records the run as interrupted. A worker serves
+one run after another (`serve`): a new process per run paid the interpreter's start and
+the imports again each time, about a CPU-second of a run's eight. A worker that dies is
+replaced for the next run.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
@@ -118,12 +121,9 @@ class Outcome:
     left: int = 0  # not run (interrupted or --max-runs)
 
 
-def work(experiment: Experiment, repetition: int, directory: Path, backend: str, agent: Path, stopping: Any) -> None:
-    """A worker process (a local one, or a Dask worker's child): one run, its progress and
-    any crash kept in the run folder.
-
-    It starts with SIGINT ignored (see _start) and takes it from here on; a stop that came
-    before that is seen in `stopping`, set before any SIGINT is sent."""
+def _take_stops() -> None:
+    """A worker's own process group and its SIGINT/SIGTERM: the first raises
+    KeyboardInterrupt in the run, which tears its guest down."""
     os.setpgrp()  # a terminal's Ctrl-C reaches only the parent, which stops each worker once
 
     def stop(signum: int, frame: Any) -> None:
@@ -134,17 +134,55 @@ def work(experiment: Experiment, repetition: int, directory: Path, backend: str,
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    if stopping is not None and stopping.is_set():
-        sys.exit(130)
+
+
+def _run_one(experiment: Experiment, repetition: int, directory: Path, backend: str, agent: Path) -> None:
+    """One run into `directory`, its progress and any crash (this process's stderr) kept in
+    the run folder's campaign-worker.log."""
     from sctpbench.orchestration import runner
 
     directory.mkdir(parents=True)
+    # Left open: it is the process's stderr until the next run's log replaces it.
     log = open(directory / "campaign-worker.log", "a", buffering=1)
     os.dup2(log.fileno(), 2)
     sys.stderr = log
     progress = lambda s: print(s, file=log, flush=True)  # noqa: E731
+    runner.run_in(experiment, repetition, directory, backend, agent, progress)
+
+
+def work(experiment: Experiment, repetition: int, directory: Path, backend: str, agent: Path, stopping: Any) -> None:
+    """A worker process of one run (a Dask worker's child): its progress and any crash kept
+    in the run folder.
+
+    It starts with SIGINT ignored (see _start) and takes it from here on; a stop that came
+    before that is seen in `stopping`, set before any SIGINT is sent."""
+    _take_stops()
+    if stopping is not None and stopping.is_set():
+        sys.exit(130)
     try:
-        runner.run_in(experiment, repetition, directory, backend, agent, progress)
+        _run_one(experiment, repetition, directory, backend, agent)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+def serve(jobs: Any, backend: str, agent: Path, stopping: Any) -> None:
+    """A local worker process: runs (experiment, repetition, folder) from `jobs`, one after
+    another, answering each with None when it ended, until told None or the pipe closes.
+    A stop ends the process (exit 130) as `work` does."""
+    _take_stops()
+    try:
+        while True:
+            try:
+                job = jobs.recv()
+            except EOFError:
+                return
+            if job is None:
+                return
+            if stopping is not None and stopping.is_set():
+                sys.exit(130)
+            experiment, repetition, directory = job
+            _run_one(experiment, repetition, directory, backend, agent)
+            jobs.send(None)
     except KeyboardInterrupt:
         sys.exit(130)
 
@@ -322,45 +360,94 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
     previous_term = signal.signal(signal.SIGTERM, signal.default_int_handler)
     context = multiprocessing.get_context("spawn")  # fork is unsafe with pyarrow's threads
     stopping = context.Event()
-    active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]] = {}
+    idle: list[_Worker] = []
+    busy: list[_Worker] = []
     queue = collections.deque(session.pending)
     try:
-        while queue or active:
-            while queue and len(active) < parallel:
+        while queue or busy:
+            while queue and len(busy) < parallel:
                 run = queue.popleft()
                 session.set_aside(run)
-                p = _start(context, run, run_dir(campaign_dir, run), backend, agent, stopping)
-                active[p.sentinel] = (p, run, time.monotonic())
-                session.started(run, pid=p.pid)
-            ready = multiprocessing.connection.wait(list(active), timeout=30)
-            for sentinel in ready:
-                p, run, started = active.pop(cast(int, sentinel))  # wait() gives back the sentinels it was given
-                p.join()
-                _reap(backend, run, p.pid)
+                worker = idle.pop() if idle else _Worker.start(context, backend, agent, stopping)
+                worker.give(run, run_dir(campaign_dir, run))
+                busy.append(worker)
+                session.started(run, pid=worker.process.pid)
+            ready = set(multiprocessing.connection.wait([w.waits_on() for w in busy] + [w.process.sentinel for w in busy],
+                                                        timeout=30))
+            for worker in [w for w in busy if w.waits_on() in ready or w.process.sentinel in ready]:
+                busy.remove(worker)
+                run, started = worker.finish()
+                _reap(backend, run, worker.process.pid)
+                if worker.process.is_alive():
+                    idle.append(worker)
                 if session.ended(run, time.monotonic() - started,
-                                 f"the worker exited with {p.exitcode} (see campaign-worker.log)",
-                                 len(active), len(queue), parallel):
+                                 f"the worker exited with {worker.process.exitcode} (see campaign-worker.log)",
+                                 len(busy), len(queue), parallel):
                     queue.append(run)
     except KeyboardInterrupt:
-        session.interrupted([run for _, run, _ in active.values()], len(queue))
-        _stop(active, stopping, backend, progress)
+        session.interrupted([w.run for w in busy if w.run is not None], len(queue))
+        _stop(busy, idle, stopping, backend, progress)
+    else:
+        for worker in idle:
+            worker.close()
     finally:
         signal.signal(signal.SIGTERM, previous_term)
         session.close()
     return session.outcome
 
 
-def _start(context: Any, run: Run, directory: Path, backend: str, agent: Path, stopping: Any) -> Any:
-    # The worker starts with SIGINT ignored: an interrupt while it is still starting up
-    # would otherwise end it with a traceback before it can take the signal itself.
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        p = context.Process(target=work, args=(run.experiment, run.repetition, directory, backend, agent, stopping),
-                            name=f"sctpbench-run-{run.run_key}", daemon=False)
-        p.start()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    return p
+@dataclass
+class _Worker:
+    """A local worker process (`serve`) and the run it has, if any."""
+    process: Any
+    jobs: Any  # this end of its pipe
+    run: Run | None = None
+    started: float = 0.0
+
+    @classmethod
+    def start(cls, context: Any, backend: str, agent: Path, stopping: Any) -> _Worker:
+        ours, theirs = context.Pipe()
+        # The worker starts with SIGINT ignored: an interrupt while it is still starting up
+        # would otherwise end it with a traceback before it can take the signal itself.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            p = context.Process(target=serve, args=(theirs, backend, agent, stopping), name="sctpbench-worker",
+                                daemon=False)
+            p.start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        theirs.close()
+        return cls(p, ours)
+
+    def give(self, run: Run, directory: Path) -> None:
+        self.run, self.started = run, time.monotonic()
+        self.jobs.send((run.experiment, run.repetition, directory))
+
+    def waits_on(self) -> Any:
+        return self.jobs
+
+    def finish(self) -> tuple[Run, float]:
+        """The run it had, once it answered or died (then reaped here)."""
+        assert self.run is not None
+        run, started = self.run, self.started
+        self.run = None
+        answered = False
+        try:
+            if self.jobs.poll():
+                self.jobs.recv()
+                answered = True
+        except (EOFError, OSError):  # it died: its end of the pipe closed
+            pass
+        if not answered:
+            self.process.join()
+        return run, started
+
+    def close(self) -> None:
+        try:
+            self.jobs.send(None)
+        except OSError:
+            pass
+        self.process.join()
 
 
 def _reap(backend: str, run: Run, worker_pid: int | None) -> None:
@@ -370,24 +457,24 @@ def _reap(backend: str, run: Run, worker_pid: int | None) -> None:
         registry.get(backend).reap(run.run_key, worker_pid)
 
 
-def _stop(active: dict[int, tuple[multiprocessing.process.BaseProcess, Run, float]], stopping: Any, backend: str,
-          progress: Progress) -> None:
+def _stop(busy: list[_Worker], idle: list[_Worker], stopping: Any, backend: str, progress: Progress) -> None:
     """One SIGINT to every worker; wait for each guest's teardown; kill only a hung worker."""
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not abandon the workers
     try:
-        progress(f"interrupted: stopping {len(active)} running run(s)")
+        progress(f"interrupted: stopping {len(busy)} running run(s)")
         stopping.set()
-        for p, _, _ in active.values():
-            if p.pid is not None and p.is_alive():
-                os.kill(p.pid, signal.SIGINT)
+        for w in busy + idle:
+            if w.process.pid is not None and w.process.is_alive():
+                os.kill(w.process.pid, signal.SIGINT)
         deadline = time.monotonic() + STOP_GRACE_S
-        for p, run, _ in active.values():
-            p.join(timeout=max(0.0, deadline - time.monotonic()))
-            if p.is_alive():
-                progress(f"{run.run_key}: the worker did not stop; killing it and its guest")
-                p.kill()
-                p.join()
-            _reap(backend, run, p.pid)
+        for w in busy + idle:
+            w.process.join(timeout=max(0.0, deadline - time.monotonic()))
+            if w.process.is_alive():
+                progress(f"{w.run.run_key if w.run else 'an idle worker'}: the worker did not stop; killing it and its guest")
+                w.process.kill()
+                w.process.join()
+            if w.run is not None:
+                _reap(backend, w.run, w.process.pid)
     finally:
         signal.signal(signal.SIGINT, previous)
 
