@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a run costs: CPU and wall time per run and per message, and where they go.
 
-    .venv/bin/python bench/run_cost.py [--runs 3] [--only failover,seed003,bulk] [--against REV]
+    .venv/bin/python bench/run_cost.py [--runs 3] [--only failover,seed003,bulk] [--against REV] [--syscalls]
 
 Three reference experiments, each run RUNS times with `sctpbench run` on the default backend
 (the guest, virtual clock):
@@ -21,6 +21,12 @@ Per experiment it prints the medians over the runs of:
                a wake-up of the guest kernel's, so this bounds the guest's system calls from above
   then the run's phases from its cost.json (results/cost.py), CPU seconds each (medians).
 
+--syscalls adds, per experiment and checkout, one run more with every agent under `strace -c` inside
+the guest (an SCTPBENCH_AGENT wrapper; its counts go to the run folder, the one place a guest
+writes), and prints the agents' system calls per message and the five commonest. Only the agents
+are counted: not the guest's Python engine, tc or the kernel's own work. strace slows the agents,
+so these runs are left out of the CPU figures.
+
 --against REV runs the same experiments on commit REV as well (a temporary worktree, its own
 agents built there, the same interpreter), alternating A and B run by run, and prints both
 side by side. A commit older than cost.json shows no phases.
@@ -32,8 +38,11 @@ the command with them. The runs' own figures (virtual time) do not depend on the
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -108,6 +117,42 @@ def measured(tree: Tree, experiment: Path) -> Sample:
     return sample
 
 
+# The guest sees the agent's own folder only (read-only) and writes to the run folder.
+STRACE_WRAPPER = """#!/bin/sh
+case "$1" in --version) exec "${0%/*}/sctpbench-agent" "$@";; esac
+exec strace -c -o /run/sctpbench-run/strace.$$ "${0%/*}/sctpbench-agent" "$@"
+"""
+STRACE_ROW = re.compile(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$")
+
+
+def agent_syscalls(tree: Tree, experiment: Path) -> tuple[int, collections.Counter[str]]:
+    """One run with every agent under strace -c: messages sent, and the agents' calls by name."""
+    with tempfile.TemporaryDirectory(prefix="run-cost-strace-") as scratch:
+        folder = Path(scratch)
+        shutil.copy(tree.root / "sctpbench" / "workloads" / "agent" / "build" / "sctpbench-agent", folder)
+        wrapper = folder / "agent"
+        wrapper.write_text(STRACE_WRAPPER)
+        wrapper.chmod(0o755)
+        out = folder / "out"
+        proc = subprocess.run(tree.command(experiment, out), cwd=tree.root,
+                              env={**tree.environment(), "SCTPBENCH_AGENT": str(wrapper)},
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        run = json.loads(proc.stdout)["runs"][0]
+        calls: collections.Counter[str] = collections.Counter()
+        for counts in Path(run["directory"]).glob("strace.*"):
+            for line in counts.read_text().splitlines():
+                m = STRACE_ROW.match(line)
+                if m and m.group(2) != "total":
+                    calls[m.group(2)] += int(m.group(1))
+        return int(run["metrics"].get("messages_sent") or 0), calls
+
+
+def syscall_row(name: str, messages: int, calls: collections.Counter[str]) -> str:
+    total = sum(calls.values())
+    top = ", ".join(f"{c} {n / max(messages, 1):.2f}" for c, n in calls.most_common(5))
+    return f"{name:<14} agents' system calls {total} ({total / max(messages, 1):.2f} a message); per message: {top}"
+
+
 def worktree(rev: str, where: Path) -> Tree:
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(where), rev], check=True)
     for target in ([], ["usrsctp"]):
@@ -137,7 +182,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default=",".join(EXPERIMENTS))
     parser.add_argument("--against", metavar="REV", help="also run commit REV, alternating with this checkout")
+    parser.add_argument("--syscalls", action="store_true", help="also count the agents' system calls (strace in the guest)")
     args = parser.parse_args()
+    if args.syscalls and shutil.which("strace") is None:
+        parser.error("--syscalls needs strace (scripts/install installs it)")
     chosen = [name.strip() for name in args.only.split(",")]
     unknown = [n for n in chosen if n not in EXPERIMENTS]
     if unknown:
@@ -159,6 +207,9 @@ def main() -> int:
                         samples[tree.name].append(measured(tree, EXPERIMENTS[name]))
                 for tree in trees:
                     print(row(f"{name}@{tree.name}", samples[tree.name]), flush=True)
+                if args.syscalls:
+                    for tree in trees:
+                        print(syscall_row(f"{name}@{tree.name}", *agent_syscalls(tree, EXPERIMENTS[name])), flush=True)
             print(f"# load {os.getloadavg()[0]:.1f} at the end")
         finally:
             if args.against:
