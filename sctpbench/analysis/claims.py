@@ -513,7 +513,7 @@ def _threshold(claim: Claim, a: Sample, ctx: _Context) -> tuple[str, Verdict]:
 
 def runs_to_see(min_runs: int, share: float, confidence: float) -> int:
     """Runs after which a mode holding `share` of the runs shows at least `min_runs` times, at this confidence."""
-    from scipy import stats  # scipy takes a third of a second to import: `sctpbench run` never needs it
+    from scipy import stats  # scipy.stats takes about 1.6 CPU-s to import (a 2-CPU build machine): `sctpbench run` never needs it
 
     n = min_runs
     while float(stats.binom.cdf(min_runs - 1, n, share)) >= 1 - confidence and n < 100_000:

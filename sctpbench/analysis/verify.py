@@ -484,7 +484,7 @@ def _loss_check(r: DirectionResult, c: dict[str, Any], untested: str | None) -> 
         return Check("loss", k == 0, f"{seen}; none allowed")
     if n == 0:
         return Check("loss", True, f"{seen}; nothing to test")
-    from scipy.stats import binomtest  # scipy takes a third of a second to import: only where a loss is judged
+    from scipy.stats import binomtest  # scipy.stats takes about 1.6 CPU-s to import (a 2-CPU build machine): only where a loss is judged
 
     p = float(binomtest(k, n, loss / 100).pvalue)
     return Check("loss", p >= LOSS_P_VALUE_MIN, f"{seen}; configured {loss:g} %, binomial p = {p:.3g}")

@@ -99,7 +99,7 @@ class Comparison:
 
 def p_value(new: list[float], base: list[float], test: Test) -> float | None:
     """Two-sided p; None when a side has too few runs to test."""
-    from scipy import stats  # scipy takes a third of a second to import: only `campaign compare` needs it
+    from scipy import stats  # scipy.stats takes about 1.6 CPU-s to import (a 2-CPU build machine): only `campaign compare` needs it
 
     if test == "mannwhitney":
         if len(new) < 2 or len(base) < 2:

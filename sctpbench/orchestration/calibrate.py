@@ -305,7 +305,7 @@ def _loss(exp: Experiment, run_dir: Path) -> list[Measurement]:
             out.append(Measurement(path, "loss_pct", configured, None, None, "no packets"))
             continue
         achieved = 100.0 * d.loss_drops / d.loss_exposed
-        from scipy import stats  # scipy takes a third of a second to import: only where a loss is judged
+        from scipy import stats  # scipy.stats takes about 1.6 CPU-s to import (a 2-CPU build machine): only where a loss is judged
 
         p = stats.binomtest(d.loss_drops, d.loss_exposed, configured / 100).pvalue if configured else float(d.loss_drops == 0)
         out.append(Measurement(path, "loss_pct", configured, achieved, achieved - configured,
