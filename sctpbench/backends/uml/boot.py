@@ -4,9 +4,9 @@ Two kinds of guest boot the same way: the uml backend's (one run's plan, backend
 a lab's machines (one plan host each, serving SSH, lab/guests.py). Each is the kernel
 binary with the host's filesystem as its read-only root, GUEST_MEMORY of memory, its
 init script as PID 1 and that script's environment as KEY=VALUE words. The init scripts
-put tmpfs on GUEST_TMPFS (the places a guest writes); the host folders a guest still needs
-under them (the interpreter, the project, the agent) are `exposed_paths`, mounted back
-read-only. What the two init scripts do alike is boot.sh, which both source.
+put a filesystem in memory on GUEST_TMPFS (the places a guest writes); the host folders a
+guest still needs under them (the interpreter, the project, the agent) are `exposed_paths`,
+mounted back read-only. What the two init scripts do alike is boot.sh, which both source.
 """
 
 from __future__ import annotations
@@ -16,8 +16,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 GUEST_MEMORY = "256M"
-# The guest mounts tmpfs on these host folders (init.sh, lab/guest_init.sh).
+# The guest mounts a filesystem in memory on these host folders (init.sh, lab/guest_init.sh).
 GUEST_TMPFS = (Path("/tmp"), Path("/run"), Path("/var/tmp"))
+# Which one, in the uml backend's guest (fstab). Every tmpfs inode draws a random number
+# (its i_generation) from the stream SCTP's heartbeat jitter draws from, and a mount point
+# for an exposed folder is one per folder level made under the tmpfs: a checkout at
+# /tmp/a/b drew two more than one at /work/x, and every heartbeat, path switch and message
+# of a run after them moved (issue 32; docs/clocks.md, "What moves a run's figures").
+# ramfs inodes draw none. /run stays tmpfs: every run makes the same files there (its
+# namespaces, the run folder's mount point), and a checkout outside these folders keeps its
+# figures; one under /run (the host's runtime state) still draws per level.
+GUEST_FILESYSTEM = {Path("/tmp"): "ramfs", Path("/run"): "tmpfs", Path("/var/tmp"): "ramfs"}
 # The checkout the host runs: the guest runs the same tree's sctpbench (init.sh) and the
 # kernel's build inputs are found in it (kernel.py).
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
@@ -46,11 +55,12 @@ def mounts(modules: Path, expose: Sequence[Path], modroot: Path | None = None) -
 def fstab(expose: Sequence[Path], run_host: Path, run_guest: Path) -> str:
     """The uml backend's guest mounts as one fstab, for one `mount -a` (init.sh): a program
     start is the dearest thing a guest does, and it took one per mount. The kernel's own
-    filesystems, tmpfs on GUEST_TMPFS, the exposed folders back (read-only), then the run
-    folder (read-write); X-mount.mkdir makes a mount point the tmpfs lacks. hostfs takes the
-    host's path as its options (no commas: backend._check_paths)."""
+    filesystems, GUEST_FILESYSTEM on GUEST_TMPFS, the exposed folders back (read-only), then
+    the run folder (read-write); X-mount.mkdir makes a mount point the folder in memory lacks.
+    hostfs takes the host's path as its options (no commas: backend._check_paths)."""
     lines = ["proc /proc proc defaults 0 0", "sys /sys sysfs defaults 0 0",
-             *(f"tmpfs {d} tmpfs {'mode=1777' if d != Path('/run') else 'defaults'} 0 0" for d in GUEST_TMPFS),
+             *(f"{GUEST_FILESYSTEM[d]} {d} {GUEST_FILESYSTEM[d]} {'mode=1777' if d != Path('/run') else 'defaults'} 0 0"
+               for d in GUEST_TMPFS),
              *(f"none {d} hostfs X-mount.mkdir,ro,{d} 0 0" for d in expose),
              f"none {run_guest} hostfs X-mount.mkdir,{run_host} 0 0"]
     return "\n".join(lines) + "\n"
