@@ -18,9 +18,12 @@ def run_experiment(folder: Path, text: str, name: str = "experiment", env: Mappi
     return run_file(experiment, folder / name, env)
 
 
-def run_file(experiment: Path, out: Path, env: Mapping[str, str] | None = None) -> Path:
-    """Runs the experiment file as a user runs it, results under OUT; returns the run folder."""
-    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(out)],
-                       capture_output=True, text=True, env=None if env is None else dict(env), timeout=600)
+def run_file(experiment: Path, out: Path, env: Mapping[str, str] | None = None, *sets: str, cwd: Path | None = None) -> Path:
+    """Runs the experiment file as a user runs it (with `--set` SETS), results under OUT;
+    returns the run folder. From CWD, the sctpbench of a checkout there (`-m` imports the
+    working folder's first)."""
+    r = subprocess.run([sys.executable, "-m", "sctpbench.cli", "run", str(experiment), "--json", "--out", str(out),
+                        *(word for s in sets for word in ("--set", s))],
+                       capture_output=True, text=True, env=None if env is None else dict(env), timeout=600, cwd=cwd)
     assert r.returncode == 0, r.stderr + r.stdout
     return Path(json.loads(r.stdout)["runs"][0]["directory"])

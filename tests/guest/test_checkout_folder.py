@@ -1,0 +1,53 @@
+"""A run's figures do not depend on the checkout's folder (issue 32): the same tree run
+from its own folder and from a copy in a folder of another depth under /tmp (which the
+guest hides under a filesystem of its own and mounts the copy back on) gives every
+message, path event and path sample identical to the ns."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from tests.support.guest_run import run_file
+
+ROOT = Path(__file__).resolve().parents[2]
+# Of a checkout, what a run reads: the package (with its built agents) and the inputs of
+# the guest kernel's cache key (uml/kernel.py: build_key), so the copy runs the same kernel.
+TREE = ("sctpbench", "kernel", "scripts")
+# Seed 003's delay-centric sources, shortened to about 3 s of virtual time: heartbeat
+# jitter decides when each second path is confirmed and each policy's switches follow,
+# so a single random draw more before the run shows in the path events at once.
+POLICIES = ROOT / "examples" / "seed003-policies.yaml"
+SHORT = ("workloads.0.start=1s", "workloads.0.start_window=200ms", "workloads.0.duration=2s")
+TABLES = ("messages", "path_events", "path_samples")
+
+
+def _copy(checkout: Path) -> Path:
+    for name in TREE:
+        shutil.copytree(ROOT / name, checkout / name, ignore=shutil.ignore_patterns("__pycache__"), symlinks=True)
+    return checkout
+
+
+def _init(run_dir: Path) -> Path:
+    """The guest's PID 1 as it booted: the init script of the checkout that ran it."""
+    words = json.loads((run_dir / "guest.json").read_text())["command_line"]
+    return Path(next(w for w in words if w.startswith("init=")).removeprefix("init="))
+
+
+def _tables(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    return {name: pq.read_table(run_dir / f"{name}.parquet").to_pylist() for name in TABLES}
+
+
+def test_a_copy_of_the_checkout_in_a_deeper_folder_gives_the_same_run_to_the_ns(tmp_path: Path) -> None:
+    here = run_file(POLICIES, tmp_path / "here", None, *SHORT, cwd=ROOT)
+    copy = _copy(tmp_path / "a" / "longer" / "folder" / "for" / "the" / "same" / "checkout")
+    there = run_file(POLICIES, tmp_path / "there", None, *SHORT, cwd=copy)
+    assert _init(there).is_relative_to(copy) and _init(here).is_relative_to(ROOT)  # each ran its own tree
+    ours, theirs = _tables(here), _tables(there)
+    assert ours["path_events"] and ours["messages"]
+    for name in TABLES:
+        assert ours[name] == theirs[name], f"{name} differ between {ROOT} and {copy}"
