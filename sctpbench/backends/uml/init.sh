@@ -1,7 +1,8 @@
 #!/bin/bash
 # PID 1 of the uml backend's User-Mode Linux guest: runs one run's plan. The host's
-# filesystem is the (read-only) root; writable places get tmpfs, the run folder is the
-# host's own, mounted read-write. What every guest's PID 1 does alike is boot.sh.
+# filesystem is the (read-only) root; writable places get a filesystem in memory (ramfs or
+# tmpfs: boot.GUEST_FILESYSTEM), the run folder is the host's own, mounted read-write.
+# What every guest's PID 1 does alike is boot.sh.
 # Environment from the kernel command line (boot.py), besides boot.sh's: SB_FSTAB (the
 # host's file of the guest's mounts, boot.fstab), SB_RUN (where
 # the run folder is mounted in the guest, the same path for every run: backend.GUEST_RUN),
@@ -18,8 +19,8 @@ halt() {
     sleep 10   # PID 1 must not exit: the kernel would panic before powering off
 }
 
-# Every mount at once (boot.py: fstab): the kernel's filesystems, tmpfs where the guest
-# writes, the exposed folders, the run folder. The file is read before the tmpfs on /tmp
+# Every mount at once (boot.py: fstab): the kernel's filesystems, memory where the guest
+# writes, the exposed folders, the run folder. The file is read before the ramfs on /tmp
 # hides where it is.
 if ! mount -a -T "$SB_FSTAB"; then
     echo "SB-ERROR cannot mount the guest's filesystems or the run folder $SB_RUN_HOST (see $SB_FSTAB)"
