@@ -37,7 +37,7 @@ BOOT_SH = Path(__file__).resolve().parent / "boot.sh"
 
 def exposed_paths(needed: Iterable[Path] = (), hidden_also: Iterable[Path] = ()) -> list[Path]:
     """The host folders a guest needs (the interpreter, the project, and `needed`) that a
-    tmpfs would hide (GUEST_TMPFS and `hidden_also`), outermost only."""
+    filesystem in memory would hide (GUEST_TMPFS and `hidden_also`), outermost only."""
     hiding = (*GUEST_TMPFS, *hidden_also)
     wanted = {Path(sys.prefix).resolve(), PROJECT_ROOT, *needed}
     hidden = sorted(p for p in wanted if any(p.is_relative_to(t) for t in hiding))
