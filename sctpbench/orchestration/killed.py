@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sctpbench.backends import stops
 from sctpbench.orchestration import runner
+from sctpbench.results import experiment as results_experiment
 from sctpbench.results import folders as results_folders
 from sctpbench.results import plan as results_plan
 from sctpbench.results import summary as results_summary
@@ -24,7 +25,7 @@ def collect(run_dir: Path) -> None:
     plan = results_plan.read(run_dir)
     result = runner._end(run_dir, plan, stops.KILLED, begun=True)  # the guardian runs only once a guest was up
     session_dir = run_dir.parent
-    if (session_dir / "experiment.yaml").exists() and not (session_dir / results_summary.NAME).exists():
+    if results_experiment.exists(session_dir) and not (session_dir / results_summary.NAME).exists():
         session = runner.Session(session_dir, error=stops.KILLED)
         for earlier in results_folders.session_runs(session_dir):
             if earlier != run_dir:

@@ -18,8 +18,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from sctpbench import __version__
 from sctpbench.backends import lastwords, phases, registry, stops
 from sctpbench.backends.protocol import installed_version
@@ -30,6 +28,7 @@ from sctpbench.plan import build as planning
 from sctpbench.plan.data import Plan
 from sctpbench.results import backend as results_backend
 from sctpbench.results import cost as results_cost
+from sctpbench.results import experiment as results_experiment
 from sctpbench.results import host as results_host
 from sctpbench.results import plan as results_plan
 from sctpbench.results import summary as results_summary
@@ -86,9 +85,7 @@ def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path,
     session = Session(session_dir(out, experiment.name or "experiment"))
     try:
         version.mark(session.directory, "session")
-        (session.directory / "experiment.yaml").write_text(
-            yaml.safe_dump(json.loads(experiment.model_dump_json()), sort_keys=False)
-        )
+        results_experiment.write(session.directory, json.loads(experiment.model_dump_json()))
         if prelude is not None:
             prelude(session)
         for repetition in range(1, experiment.repeat + 1):

@@ -11,6 +11,7 @@ from typing import Any
 from sctpbench.results import calibration as results_calibration
 from sctpbench.results import campaign as campaign_files
 from sctpbench.results import cost as results_cost
+from sctpbench.results import experiment as results_experiment
 from sctpbench.results import host as results_host
 from sctpbench.results import kernel, summary, tables
 from sctpbench.results import params as results_params
@@ -116,7 +117,7 @@ def load_run(path: Path) -> RunData:
 
 def load_session(path: Path) -> SessionData:
     calibration = results_calibration.read_optional(path)
-    experiment = (path / "experiment.yaml").read_text() if (path / "experiment.yaml").exists() else ""
+    experiment = results_experiment.read_text(path) or ""
     return SessionData(path, summary.read_document(path) or {}, [load_run(p) for p in session_runs(path)], calibration, experiment)
 
 

@@ -34,7 +34,7 @@ from sctpbench.results import (
 PACKAGE = Path(__file__).resolve().parents[2] / "sctpbench"
 OWNED = (backend.NAME, kernel.KERNEL, kernel.VERSIONS, events.NAME, guest.NAME, guest.CONSOLE, guest.GUARDIAN_LOG,
          ansible.NAME, mininet.NAME, plan.NAME, plan.SCRIPT, host.NAME, params.NAME, cost.NAME, summary.NAME,
-         ledger.NAME, calibration.NAME, version.MARKER, *tables.NAMES,
+         ledger.NAME, ledger.LOG, calibration.NAME, version.MARKER, *tables.NAMES,
          campaign.INFO, campaign.LOG, campaign.RUNS_TABLE, campaign.CONFIGS_TABLE, campaign.CLAIMS, campaign.CARRIED,
          campaign.SHIPPED)
 PARQUET_MODULES = ("pyarrow.parquet",)
