@@ -1,5 +1,5 @@
-"""results/ is the one owner of the run folder's files: a file whose module there reads and
-writes it is named nowhere else in the package, so no other module reads it its own way
+"""results/ is the one owner of the results folders' files: a file whose module there reads
+and writes it is named nowhere else in the package, so no other module reads it its own way
 (outputs/folders.py and the ansible backend once opened backend.json themselves; the store
 wrote its tables with pyarrow, and calibration, telemetry and the report read them so).
 
@@ -10,7 +10,9 @@ calls pandas' to_parquet/read_parquet) outside it is writing or reading a table 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+from types import ModuleType
 
 from sctpbench.results import (
     ansible,
@@ -19,6 +21,7 @@ from sctpbench.results import (
     campaign,
     cost,
     events,
+    experiment,
     guest,
     host,
     kernel,
@@ -31,12 +34,21 @@ from sctpbench.results import (
     version,
 )
 
-PACKAGE = Path(__file__).resolve().parents[2] / "sctpbench"
-OWNED = (backend.NAME, kernel.KERNEL, kernel.VERSIONS, events.NAME, guest.NAME, guest.CONSOLE, guest.GUARDIAN_LOG,
-         ansible.NAME, mininet.NAME, plan.NAME, plan.SCRIPT, host.NAME, params.NAME, cost.NAME, summary.NAME,
-         ledger.NAME, ledger.LOG, calibration.NAME, version.MARKER, *tables.NAMES,
-         campaign.INFO, campaign.LOG, campaign.RUNS_TABLE, campaign.CONFIGS_TABLE, campaign.CLAIMS, campaign.CARRIED,
-         campaign.SHIPPED)
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "sctpbench"
+FORMAT_PAGE = ROOT / "docs" / "results-format.md"
+# Each owned file's name, by the module of results/ that names, reads and writes it.
+OWNERS: dict[ModuleType, tuple[str, ...]] = {
+    version: (version.MARKER,), plan: (plan.NAME, plan.SCRIPT), host: (host.NAME,), backend: (backend.NAME,),
+    events: (events.NAME,), kernel: (kernel.KERNEL, kernel.VERSIONS), guest: (guest.NAME, guest.CONSOLE, guest.GUARDIAN_LOG),
+    ansible: (ansible.NAME,), mininet: (mininet.NAME,), tables: tables.NAMES, params: (params.NAME,),
+    summary: (summary.NAME,), cost: (cost.NAME,), ledger: (ledger.NAME, ledger.LOG), calibration: (calibration.NAME,),
+    campaign: (campaign.INFO, campaign.LOG, campaign.RUNS_TABLE, campaign.CONFIGS_TABLE, campaign.CLAIMS, campaign.CARRIED,
+               campaign.SHIPPED),
+}
+OWNED = tuple(name for names in OWNERS.values() for name in names)
+# Owned, but still named outside: campaign/execute.py writes a campaign's experiment.yaml.
+NOT_YET_ALONE: dict[ModuleType, tuple[str, ...]] = {experiment: (experiment.NAME,)}
 PARQUET_MODULES = ("pyarrow.parquet",)
 PARQUET_CALLS = ("to_parquet", "read_parquet")
 
@@ -74,6 +86,19 @@ def test_only_results_names_the_files_it_owns() -> None:
 
 def test_only_results_reads_and_writes_parquet() -> None:
     assert outside_results(parquet_uses) == {}
+
+
+def owners_on_the_page(page: str) -> dict[str, str]:
+    """The format page's table of owners: file name → owner module, as `results/NAME.py`."""
+    return dict(re.findall(r"^\| `([^`]+)` \| `(results/\w+\.py)` \|", page, re.MULTILINE))
+
+
+def test_the_format_page_names_each_files_owner() -> None:
+    """docs/results-format.md's table says which module owns each file, as the modules do."""
+    expected = {name: f"results/{module.__name__.rsplit('.', 1)[1]}.py"
+                for module, names in (OWNERS | NOT_YET_ALONE).items() for name in names}
+    shown = owners_on_the_page(FORMAT_PAGE.read_text())
+    assert {name: shown.get(name) for name in expected} == expected
 
 
 def test_a_module_naming_one_is_seen() -> None:
