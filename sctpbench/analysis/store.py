@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from sctpbench.analysis import (
     asconf,
     cumtsn,
@@ -123,22 +121,6 @@ def sample_row(endpoint: str, s: records.PathSample, path_of: dict[str, str], re
             "mtu": s.mtu, "primary": s.primary}
 
 
-MESSAGE_SCHEMA = pa.schema([
-    ("association", pa.string()), ("seq", pa.int64()), ("stream", pa.int32()), ("size", pa.int32()), ("t_gen_ns", pa.int64()),
-    ("t_sent_ns", pa.int64()), ("t_rx_ns", pa.int64()), ("mtt_ns", pa.int64()), ("path", pa.string()),
-    ("from_addr", pa.string()), ("t_rel_ns", pa.int64()),
-])
-EVENT_SCHEMA = pa.schema([
-    ("association", pa.string()), ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("source", pa.string()), ("kind", pa.string()),
-    ("path", pa.string()), ("addr", pa.string()), ("detail", pa.string()),
-])
-SAMPLE_SCHEMA = pa.schema([
-    ("association", pa.string()), ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("endpoint", pa.string()), ("path", pa.string()),
-    ("addr", pa.string()), ("state", pa.string()), ("cwnd", pa.int64()), ("srtt_ms", pa.float64()),
-    ("rto_ms", pa.int64()), ("mtu", pa.int32()), ("primary", pa.bool_()),
-])
-
-
 @dataclass
 class AssociationData:
     """One association's records and what the run's tables and metrics take from them."""
@@ -175,7 +157,7 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
             row = message_row(tx, rx, path_of, rel, d.plan.name)
             d.messages.append(metrics.Message(tx.seq, tx.t_gen_ns, row["t_rx_ns"], row["path"]))
             d.rows.append(row)
-    tables.write(run_dir, tables.MESSAGES, [r for d in data for r in d.rows], MESSAGE_SCHEMA)
+    tables.write(run_dir, tables.MESSAGES, [r for d in data for r in d.rows])
     video = _frames(run_dir, data, t0)
 
     event_rows = [timeline_event_row(e, path_of, rel) for e in events]
@@ -184,7 +166,7 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
             event_rows += [addr_event_row(endpoint, c, path_of, rel, d.plan.name) for c in rec.addr]
             event_rows += agent_event_rows(endpoint, rec, path_of, rel, d.plan.name)
     event_rows.sort(key=lambda r: r["t_ns"])
-    tables.write(run_dir, tables.PATH_EVENTS, event_rows, EVENT_SCHEMA)
+    tables.write(run_dir, tables.PATH_EVENTS, event_rows)
 
     sample_rows = [
         sample_row(endpoint, s, path_of, rel, hz, d.plan.name)
@@ -192,7 +174,7 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
         for endpoint, rec in (("client", d.client), ("server", d.server))
         for s in rec.path
     ]
-    tables.write(run_dir, tables.PATH_SAMPLES, sample_rows, SAMPLE_SCHEMA)
+    tables.write(run_dir, tables.PATH_SAMPLES, sample_rows)
 
     read_back = {d.plan.name: {"client": d.client.params, "server": d.server.params} for d in data}
     params = {
@@ -274,7 +256,7 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
         summary["wire"] = _wire(run_dir, data, backend, plan.links, handovers, table, per, run)
     if plan.traffic:
         summary["traffic"] = traffic
-        tables.write(run_dir, tables.TCP_THROUGHPUT, tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
+        tables.write(run_dir, tables.TCP_THROUGHPUT, tcp_rows)
     results_summary.write(run_dir, summary)
     ended("analysis")
     return summary
@@ -367,7 +349,7 @@ def _from_captures(run_dir: Path, data: list[AssociationData],
             table += cumtsn.rows(assoc.name, ends, by_path, int(t0_realtime))
         except (captures.CaptureError, ValueError) as e:  # the run's other results stand without it
             errors.append(str(e))
-    tables.write(run_dir, tables.CUM_TSN, table, cumtsn.CUM_TSN_SCHEMA)
+    tables.write(run_dir, tables.CUM_TSN, table)
     error = "; ".join(errors) or None
     return {"associations": cumtsn.summary(table), "error": error}, {"associations": reconfigurations, "error": error}, table
 
@@ -510,7 +492,7 @@ def _frames(run_dir: Path, data: list[AssociationData], t0: int | None) -> dict[
         out[d.plan.name] = frames.frame_metrics(mine, deadline)
         rows += mine
     if out:
-        tables.write(run_dir, tables.FRAMES, rows, frames.FRAME_SCHEMA)
+        tables.write(run_dir, tables.FRAMES, rows)
     return out
 
 

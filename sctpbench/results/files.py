@@ -87,7 +87,7 @@ FILES: tuple[RunFile, ...] = (
 
 
 # What collecting a run's records adds (analysis/store.py computes them; the tables' columns
-# are its schemas), and what a push adds.
+# are results/tables.py's COLUMNS), and what a push adds.
 COLLECTED: tuple[RunFile, ...] = (
     RunFile("messages.parquet", "collection (analysis/store.py)",
             "one row per message: association, seq, stream, size, t_gen_ns, t_sent_ns, t_rx_ns, mtt_ns, path, "
