@@ -20,17 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from sctpbench.collectors import captures
 from sctpbench.plan.data import Association
 
 TSN_SPACE = 1 << 32
 # INIT (for the initial TSN) and SACK packets only: the DATA packets are not kept.
 INIT_OR_SACK = captures.with_chunks(captures.CHUNK_INIT, captures.CHUNK_SACK)
-CUM_TSN_SCHEMA = pa.schema([
-    ("association", pa.string()), ("t_rel_ns", pa.int64()), ("cum_tsn_ack", pa.int64()), ("path", pa.string()),
-])
 
 
 @dataclass(frozen=True)

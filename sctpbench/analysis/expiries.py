@@ -25,11 +25,11 @@ from pathlib import Path
 
 from sctpbench.analysis import metrics
 from sctpbench.collectors import captures, records
-from sctpbench.plan.data import Plan
 from sctpbench.results import backend as results_backend
 from sctpbench.results import events as results_events
 from sctpbench.results import jsonfile as results_jsonfile
 from sctpbench.results import kernel as results_kernel
+from sctpbench.results import plan as results_plan
 
 SAME_INSTANT_NS = 1_000_000  # packets this close belong to one burst (virtual time: 0)
 # Send times on two paths are each capture time (tcpdump stamps µs) less that path's egress
@@ -80,7 +80,7 @@ class _Sent:
 def analyse(run_dir: Path, association: str | None = None) -> Expiries:
     """The failed path's expiries in a run captured with `measure.capture: true`, as the
     client of `association` (default: the first association that path carries) saw them."""
-    plan = Plan.from_json((run_dir / "plan.json").read_text())
+    plan = results_plan.read(run_dir)
     # Expiries need the whole run: its clock anchor, its HZ and its timeline.
     backend, kernel = results_backend.read(run_dir), results_kernel.read_kernel(run_dir)
     if backend is None or backend.t0_ns is None or backend.t0_realtime_ns is None:

@@ -14,15 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 from sctpbench.plan import schedule
-
-FRAME_SCHEMA = pa.schema([
-    ("association", pa.string()), ("frame", pa.int64()), ("type", pa.string()), ("messages", pa.int32()),
-    ("bytes", pa.int64()), ("delivered", pa.int32()), ("t_sched_ns", pa.int64()), ("t_rel_ns", pa.int64()),
-    ("t_last_rx_ns", pa.int64()), ("mtt_ns", pa.int64()), ("late", pa.bool_()),
-])
 
 
 @dataclass(frozen=True)

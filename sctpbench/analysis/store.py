@@ -12,9 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from sctpbench.analysis import (
     asconf,
     cumtsn,
@@ -37,15 +34,11 @@ from sctpbench.plan import schedule
 from sctpbench.plan.data import Association, Link, Plan
 from sctpbench.results import backend as results_backend
 from sctpbench.results import events as results_events
-from sctpbench.results import jsonfile
 from sctpbench.results import kernel as results_kernel
+from sctpbench.results import params as results_params
+from sctpbench.results import plan as results_plan
 from sctpbench.results import summary as results_summary
-
-
-def _write_table(path: Path, rows: list[dict[str, Any]], schema: pa.Schema) -> None:
-    table = pa.Table.from_pylist(rows, schema=schema)
-    pq.write_table(table, path)
-
+from sctpbench.results import tables
 
 Relative = Callable[[int | None], int | None]
 
@@ -128,22 +121,6 @@ def sample_row(endpoint: str, s: records.PathSample, path_of: dict[str, str], re
             "mtu": s.mtu, "primary": s.primary}
 
 
-MESSAGE_SCHEMA = pa.schema([
-    ("association", pa.string()), ("seq", pa.int64()), ("stream", pa.int32()), ("size", pa.int32()), ("t_gen_ns", pa.int64()),
-    ("t_sent_ns", pa.int64()), ("t_rx_ns", pa.int64()), ("mtt_ns", pa.int64()), ("path", pa.string()),
-    ("from_addr", pa.string()), ("t_rel_ns", pa.int64()),
-])
-EVENT_SCHEMA = pa.schema([
-    ("association", pa.string()), ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("source", pa.string()), ("kind", pa.string()),
-    ("path", pa.string()), ("addr", pa.string()), ("detail", pa.string()),
-])
-SAMPLE_SCHEMA = pa.schema([
-    ("association", pa.string()), ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("endpoint", pa.string()), ("path", pa.string()),
-    ("addr", pa.string()), ("state", pa.string()), ("cwnd", pa.int64()), ("srtt_ms", pa.float64()),
-    ("rto_ms", pa.int64()), ("mtu", pa.int32()), ("primary", pa.bool_()),
-])
-
-
 @dataclass
 class AssociationData:
     """One association's records and what the run's tables and metrics take from them."""
@@ -162,7 +139,7 @@ def read_association(run_dir: Path, assoc: Association) -> AssociationData:
 def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) -> dict[str, Any]:
     """Turn a run folder's records into tables and metrics; works on partial runs too.
     `ended` is told when the collection (records into tables) and the analysis end."""
-    plan = Plan.from_json((run_dir / "plan.json").read_text())
+    plan = results_plan.read(run_dir)
     data = [read_association(run_dir, a) for a in plan.associations]
     # A run that failed early lacks what its backend never wrote: collected all the same.
     kernel = (state.document if (state := results_kernel.read_kernel(run_dir)) else {})
@@ -180,7 +157,7 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
             row = message_row(tx, rx, path_of, rel, d.plan.name)
             d.messages.append(metrics.Message(tx.seq, tx.t_gen_ns, row["t_rx_ns"], row["path"]))
             d.rows.append(row)
-    _write_table(run_dir / "messages.parquet", [r for d in data for r in d.rows], MESSAGE_SCHEMA)
+    tables.write(run_dir, tables.MESSAGES, [r for d in data for r in d.rows])
     video = _frames(run_dir, data, t0)
 
     event_rows = [timeline_event_row(e, path_of, rel) for e in events]
@@ -189,7 +166,7 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
             event_rows += [addr_event_row(endpoint, c, path_of, rel, d.plan.name) for c in rec.addr]
             event_rows += agent_event_rows(endpoint, rec, path_of, rel, d.plan.name)
     event_rows.sort(key=lambda r: r["t_ns"])
-    _write_table(run_dir / "path_events.parquet", event_rows, EVENT_SCHEMA)
+    tables.write(run_dir, tables.PATH_EVENTS, event_rows)
 
     sample_rows = [
         sample_row(endpoint, s, path_of, rel, hz, d.plan.name)
@@ -197,7 +174,7 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
         for endpoint, rec in (("client", d.client), ("server", d.server))
         for s in rec.path
     ]
-    _write_table(run_dir / "path_samples.parquet", sample_rows, SAMPLE_SCHEMA)
+    tables.write(run_dir, tables.PATH_SAMPLES, sample_rows)
 
     read_back = {d.plan.name: {"client": d.client.params, "server": d.server.params} for d in data}
     params = {
@@ -207,7 +184,7 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
         "association": read_back[data[0].plan.name] if data else {},
         "associations": {d.plan.name: {"requested": d.plan.sctp, **read_back[d.plan.name]} for d in data},
     }
-    (run_dir / "params.json").write_text(jsonfile.text(params))
+    results_params.write(run_dir, params)
     ended("collection")
 
     check = _selfcheck(plan, data, events)
@@ -279,7 +256,7 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
         summary["wire"] = _wire(run_dir, data, backend, plan.links, handovers, table, per, run)
     if plan.traffic:
         summary["traffic"] = traffic
-        _write_table(run_dir / "tcp_throughput.parquet", tcp_rows, flows.TCP_THROUGHPUT_SCHEMA)
+        tables.write(run_dir, tables.TCP_THROUGHPUT, tcp_rows)
     results_summary.write(run_dir, summary)
     ended("analysis")
     return summary
@@ -372,7 +349,7 @@ def _from_captures(run_dir: Path, data: list[AssociationData],
             table += cumtsn.rows(assoc.name, ends, by_path, int(t0_realtime))
         except (captures.CaptureError, ValueError) as e:  # the run's other results stand without it
             errors.append(str(e))
-    _write_table(run_dir / "cum_tsn.parquet", table, cumtsn.CUM_TSN_SCHEMA)
+    tables.write(run_dir, tables.CUM_TSN, table)
     error = "; ".join(errors) or None
     return {"associations": cumtsn.summary(table), "error": error}, {"associations": reconfigurations, "error": error}, table
 
@@ -515,7 +492,7 @@ def _frames(run_dir: Path, data: list[AssociationData], t0: int | None) -> dict[
         out[d.plan.name] = frames.frame_metrics(mine, deadline)
         rows += mine
     if out:
-        _write_table(run_dir / "frames.parquet", rows, frames.FRAME_SCHEMA)
+        tables.write(run_dir, tables.FRAMES, rows)
     return out
 
 

@@ -12,17 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from sctpbench.collectors import traffic as records
 from sctpbench.model.traffic import UDP_WIRE_OVERHEAD
 from sctpbench.plan.data import Flow, Plan
-
-TCP_THROUGHPUT_SCHEMA = pa.schema([
-    ("flow", pa.string()), ("t_ns", pa.int64()), ("t_rel_ns", pa.int64()), ("t_s", pa.float64()),
-    ("interval_s", pa.float64()), ("bytes", pa.int64()), ("bits_per_second", pa.float64()),
-    ("retransmits", pa.int64()), ("snd_cwnd", pa.int64()), ("rtt_ms", pa.float64()),
-])
 
 
 def go_times(events: list[dict[str, Any]]) -> dict[str, int]:

@@ -30,6 +30,7 @@ from sctpbench.results import backend as results_backend
 from sctpbench.results import events as results_events
 from sctpbench.results import folders as results_folders
 from sctpbench.results import jsonfile
+from sctpbench.results import plan as results_plan
 
 # Delay: the median must be within max(1 ms, 5 %) of the configured delay (plus one
 # serialization time, which a token bucket may or may not charge), plus a margin for the
@@ -524,11 +525,11 @@ def capture_file(run_dir: Path, path: str, host: str) -> Path:
 
 def verify_run(run_dir: Path) -> VerifyReport:
     try:
-        plan = Plan.from_json(json.dumps(jsonfile.read(run_dir / "plan.json")))
+        plan = Plan.from_json(json.dumps(results_plan.require_document(run_dir)))
     except jsonfile.ResultsFileError as e:  # missing, not text, not JSON: worded as every command words it
         raise NotVerifiable(str(e)) from None
     except ValueError as e:  # PlanFormatError, in words
-        raise NotVerifiable(f"{run_dir}/plan.json: not a plan this sctpbench can read ({e}); "
+        raise NotVerifiable(f"{run_dir / results_plan.NAME}: not a plan this sctpbench can read ({e}); "
                             "allowed: the file as sctpbench wrote it") from None
     present = [link for link in plan.links if all(capture_file(run_dir, link.path, e.host).exists() for e in (link.a, link.b))]
     if not present:

@@ -181,7 +181,7 @@ def _execute(args: argparse.Namespace, loaded: spec.Loaded, runs: list[expand.Ru
     _print_configs(folder)
     print(f"ran {len(outcome.ran)} ({len(outcome.failed)} failed, {len(outcome.disturbed)} disturbed after "
           f"{sum(outcome.retried.values())} retries), {outcome.skipped} were already done, {outcome.left} left; "
-          f"tables: {folder / 'campaign.parquet'}, {folder / 'configs.parquet'}")
+          f"tables: {folder / campaign_files.RUNS_TABLE}, {folder / campaign_files.CONFIGS_TABLE}")
     if outcome.interrupted:
         print("interrupted: run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED

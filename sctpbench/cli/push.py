@@ -10,8 +10,8 @@ from typing import Any
 
 from sctpbench.cli import influx_options
 from sctpbench.cli.exit_status import EXIT_FAILED, EXIT_OK
-from sctpbench.model import inputfile
 from sctpbench.model.errors import SpecError
+from sctpbench.results import experiment as results_experiment
 from sctpbench.results import folders as results_folders
 from sctpbench.results import ledger as results_ledger
 from sctpbench.results.jsonfile import ResultsFileError
@@ -67,7 +67,6 @@ def _push_target(args: argparse.Namespace, run_dir: Path) -> Any:
     """The command line's target, else the one the run streamed to, else its session's file."""
     from sctpbench.telemetry import influx
 
-    session_file = run_dir.parent / "experiment.yaml"
     try:
         streamed = results_ledger.recorded_target(run_dir)
     except ResultsFileError as e:
@@ -75,8 +74,8 @@ def _push_target(args: argparse.Namespace, run_dir: Path) -> Any:
     recorded: dict[str, Any] = {}
     if streamed is not None:
         recorded = streamed
-    elif session_file.exists():
-        document, _ = inputfile.load(session_file)
+    elif results_experiment.exists(run_dir.parent):
+        document = results_experiment.read_document(run_dir.parent)
         influx_part = document.get("influx") if isinstance(document, dict) else None
         recorded = {k: v for k, v in influx_part.items() if v is not None} if isinstance(influx_part, dict) else {}
         recorded = recorded if recorded.get("url") else {}

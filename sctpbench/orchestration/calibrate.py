@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from sctpbench.model.addressing import ip_header_bytes
 from sctpbench.model.events import registry
@@ -30,6 +29,7 @@ from sctpbench.model.shaping import DEFAULT_QUEUE_PACKETS
 from sctpbench.orchestration import runner
 from sctpbench.plan.build import LINUX_SNDBUF
 from sctpbench.results import calibration as results_calibration
+from sctpbench.results import tables as results_tables
 
 PROBE_SLOT_NS = 2_000_000_000  # per path; the first 300 ms after each move are left out
 SETTLE_NS = 300_000_000
@@ -275,7 +275,7 @@ def saturate_slot(exp: Experiment) -> tuple[int, int]:
 
 
 def analyse_probe(exp: Experiment, run_dir: Path) -> list[Measurement]:
-    messages = pq.read_table(run_dir / "messages.parquet").to_pylist()
+    messages = results_tables.read(run_dir, results_tables.MESSAGES)
     paths = _association_paths(exp)
     out: list[Measurement] = []
     for path, rows in _slots(messages, paths, *probe_slot(exp)).items():
@@ -317,7 +317,7 @@ def analyse_saturate(exp: Experiment, run_dir: Path) -> list[Measurement]:
     """Goodput per path: bytes delivered over it while it was the primary, past the ramp-up,
     per second of that window. Delivery time, not generation time: with large send buffers
     the client generates far ahead of what the path carries."""
-    messages = pq.read_table(run_dir / "messages.parquet").to_pylist()
+    messages = results_tables.read(run_dir, results_tables.MESSAGES)
     configured_exp, exp = exp, saturate_topology(exp)
     slot, settle = saturate_slot(exp)
     out: list[Measurement] = []
@@ -350,7 +350,7 @@ def _sender_limited(exp: Experiment, run_dir: Path, path: str, lo: int, hi: int)
     that far above the path's own. Short of the rate with the RTT at the path's own, the
     packets never waited for the shaper: the sender could not keep up (on the real clock,
     the guest's one CPU: 34.5 of 42.4 Mbit/s at 45, 42.4 of 94.2 at 100)."""
-    samples = pq.read_table(run_dir / "path_samples.parquet").to_pylist()
+    samples = results_tables.read(run_dir, results_tables.PATH_SAMPLES)
     srtts = [s["srtt_ms"] for s in samples if s["endpoint"] == "client" and s["path"] == path
              and s["srtt_ms"] and lo <= s["t_rel_ns"] < hi]
     if not srtts:

@@ -13,22 +13,23 @@ from pathlib import Path
 
 from sctpbench.backends import stops
 from sctpbench.orchestration import runner
-from sctpbench.plan import data as planning
+from sctpbench.results import experiment as results_experiment
 from sctpbench.results import folders as results_folders
+from sctpbench.results import plan as results_plan
 from sctpbench.results import summary as results_summary
 
 
 def collect(run_dir: Path) -> None:
     """The records into tables and metrics, as `sctpbench run` would have; then the session's summary."""
 
-    plan = planning.Plan.from_json((run_dir / "plan.json").read_text())
+    plan = results_plan.read(run_dir)
     result = runner._end(run_dir, plan, stops.KILLED, begun=True)  # the guardian runs only once a guest was up
     session_dir = run_dir.parent
-    if (session_dir / "experiment.yaml").exists() and not (session_dir / results_summary.NAME).exists():
+    if results_experiment.exists(session_dir) and not (session_dir / results_summary.NAME).exists():
         session = runner.Session(session_dir, error=stops.KILLED)
         for earlier in results_folders.session_runs(session_dir):
             if earlier != run_dir:
-                earlier_plan = planning.Plan.from_json((earlier / "plan.json").read_text())
+                earlier_plan = results_plan.read(earlier)
                 session.runs.append(runner._collect(earlier, earlier_plan, None))
         session.runs.append(result)
         runner._write_session_summary(session)

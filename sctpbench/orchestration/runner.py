@@ -18,8 +18,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from sctpbench import __version__
 from sctpbench.backends import lastwords, phases, registry, stops
 from sctpbench.backends.protocol import installed_version
@@ -30,8 +28,11 @@ from sctpbench.plan import build as planning
 from sctpbench.plan.data import Plan
 from sctpbench.results import backend as results_backend
 from sctpbench.results import cost as results_cost
-from sctpbench.results import jsonfile, version
+from sctpbench.results import experiment as results_experiment
+from sctpbench.results import host as results_host
+from sctpbench.results import plan as results_plan
 from sctpbench.results import summary as results_summary
+from sctpbench.results import version
 
 Progress = Callable[[str], None]
 
@@ -84,9 +85,7 @@ def run_experiment(experiment: Experiment, out: Path, backend: str, agent: Path,
     session = Session(session_dir(out, experiment.name or "experiment"))
     try:
         version.mark(session.directory, "session")
-        (session.directory / "experiment.yaml").write_text(
-            yaml.safe_dump(json.loads(experiment.model_dump_json()), sort_keys=False)
-        )
+        results_experiment.write(session.directory, json.loads(experiment.model_dump_json()))
         if prelude is not None:
             prelude(session)
         for repetition in range(1, experiment.repeat + 1):
@@ -149,12 +148,10 @@ def run_in(experiment: Experiment, repetition: int, run_dir: Path, backend: str,
     begun = False  # whether the backend started: before it, nothing was measured to collect
     try:
         version.mark(run_dir, "run")
-        (run_dir / "plan.json").write_text(p.to_json())
-        for name, text in p.files.items():
-            (run_dir / name).parent.mkdir(parents=True, exist_ok=True)
-            (run_dir / name).write_text(text)
-        (run_dir / "plan.sh").write_text(chosen.render(p, str(run_dir)))
-        (run_dir / "host.json").write_text(jsonfile.text(host_facts(backend)))
+        results_plan.write(run_dir, p)
+        results_plan.write_files(run_dir, p)
+        results_plan.write_script(run_dir, chosen.render(p, str(run_dir)))
+        results_host.write(run_dir, host_facts(backend))
         stream = _start_stream(experiment, run_dir, report)
         begun = True
         phases.ended(report, "plan")

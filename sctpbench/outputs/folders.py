@@ -11,7 +11,11 @@ from typing import Any
 from sctpbench.results import calibration as results_calibration
 from sctpbench.results import campaign as campaign_files
 from sctpbench.results import cost as results_cost
-from sctpbench.results import jsonfile, kernel, summary
+from sctpbench.results import experiment as results_experiment
+from sctpbench.results import host as results_host
+from sctpbench.results import kernel, summary, tables
+from sctpbench.results import params as results_params
+from sctpbench.results import plan as results_plan
 from sctpbench.results.folders import NotAResultsFolder, check_run_json, kind, session_runs
 from sctpbench.results.summary import RunMetrics
 
@@ -31,7 +35,7 @@ class RunData:
     messages: list[Row]
     path_events: list[Row]
     path_samples: list[Row]
-    cum_tsn: list[Row] = field(default_factory=list)  # cum_tsn.parquet: only runs with captures have one
+    cum_tsn: list[Row] = field(default_factory=list)  # only runs with captures have one
     metrics: RunMetrics = field(default_factory=RunMetrics)  # the summary's, typed
     cost: results_cost.RunCost | None = None  # cost.json: runs from before it have none
 
@@ -59,14 +63,14 @@ class CampaignData:
     claims: dict[str, Any] | None = None  # claims.json: the last `campaign check`'s verdicts
 
 
-def _shown(path: Path) -> dict[str, Any]:
-    """A file a report shows: a run that stopped early may lack it, and that is shown as empty."""
-    return jsonfile.read_optional(path) or {}
-
-
 def _table(path: Path) -> list[Row]:
-    """A Parquet table as rows; a run that stopped early may lack one, and that is shown, not fatal."""
+    """A campaign's table as rows; a campaign before its first run has none, and that is shown, not fatal."""
     return campaign_files.read_table(path) or []
+
+
+def _run_table(run_dir: Path, name: tables.Name) -> list[Row]:
+    """A run's table as rows; a run that stopped early may lack one, and that is shown, not fatal."""
+    return tables.read_optional(run_dir, name) or []
 
 
 def check_run(path: Path) -> None:
@@ -74,18 +78,18 @@ def check_run(path: Path) -> None:
     check_run_json(path)
     from sctpbench.plan.data import Plan
 
-    plan = jsonfile.read(path / "plan.json")
+    plan = results_plan.require_document(path)
     try:
         Plan.from_json(json.dumps(plan))
     except ValueError as e:  # PlanFormatError, in words
-        raise NotAResultsFolder(f"{path / 'plan.json'}: not a plan sctpbench wrote ({str(e)[:80]}); "
+        raise NotAResultsFolder(f"{path / results_plan.NAME}: not a plan sctpbench wrote ({str(e)[:80]}); "
                                 "allowed: the file as sctpbench wrote it") from None
 
 
-def _plan(path: Path) -> dict[str, Any]:
+def _plan(run_dir: Path) -> dict[str, Any]:
     """plan.json with what a report reads from it (the association's paths): `{}` or a
     fragment of something else would draw an empty page that looks like a result."""
-    document = _shown(path)
+    document = results_plan.read_document(run_dir) or {}
     associations = document.get("associations")
     paths: Any
     if isinstance(associations, list) and all(isinstance(a, dict) for a in associations):
@@ -93,7 +97,8 @@ def _plan(path: Path) -> dict[str, Any]:
     else:  # a plan from before associations
         paths = document.get("association")
     if not isinstance(paths, list) or not all(isinstance(a, dict) and "path" in a for a in paths):
-        raise NotAResultsFolder(f"{path}: not a plan sctpbench wrote (no association paths); allowed: the file as sctpbench wrote it")
+        raise NotAResultsFolder(f"{run_dir / results_plan.NAME}: not a plan sctpbench wrote (no association paths); "
+                                "allowed: the file as sctpbench wrote it")
     return document
 
 
@@ -101,17 +106,18 @@ def load_run(path: Path) -> RunData:
     document = summary.read_document(path) or {}  # a run that stopped early has none
     return RunData(
         directory=path, summary=document, metrics=summary.Summary.from_dict(document, path / summary.NAME).metrics,
-        params=_shown(path / "params.json"),
-        versions=kernel.read_versions(path) or {}, host=_shown(path / "host.json"), plan=_plan(path / "plan.json"),
-        messages=_table(path / "messages.parquet"), path_events=_table(path / "path_events.parquet"),
-        path_samples=_table(path / "path_samples.parquet"), cum_tsn=_table(path / "cum_tsn.parquet"),
+        # A file a report shows: a run that stopped early may lack it, and that is shown as empty.
+        params=results_params.read_optional(path) or {},
+        versions=kernel.read_versions(path) or {}, host=results_host.read_optional(path) or {}, plan=_plan(path),
+        messages=_run_table(path, tables.MESSAGES), path_events=_run_table(path, tables.PATH_EVENTS),
+        path_samples=_run_table(path, tables.PATH_SAMPLES), cum_tsn=_run_table(path, tables.CUM_TSN),
         cost=results_cost.read(path),
     )
 
 
 def load_session(path: Path) -> SessionData:
     calibration = results_calibration.read_optional(path)
-    experiment = (path / "experiment.yaml").read_text() if (path / "experiment.yaml").exists() else ""
+    experiment = results_experiment.read_text(path) or ""
     return SessionData(path, summary.read_document(path) or {}, [load_run(p) for p in session_runs(path)], calibration, experiment)
 
 

@@ -24,6 +24,7 @@ from sctpbench.outputs import figures, folders, series, summary_text, traffic
 from sctpbench.outputs.figures import Figure
 from sctpbench.results import calibration as results_calibration
 from sctpbench.results.summary import HEADLINE_METRICS, RunMetrics
+from sctpbench.results.summary import NAME as SUMMARY
 
 PNG_DPI = 200
 # The report's tables of metrics show them in these groups, in this order, and only those a
@@ -245,7 +246,7 @@ def handover_table(summary: dict[str, Any]) -> str:
     switches = series.handover_switches(summary)
     if not switches:
         return ""
-    m = RunMetrics.from_dict(summary.get("metrics") or {}, "summary.json")
+    m = RunMetrics.from_dict(summary.get("metrics") or {}, SUMMARY)
     before, after = ((summary.get("handover") or {}).get("window_s") or [-1.0, 2.0])[:2]
     rows = [[s.get("association"), fmt(s.get("t_rel_s"), 3), s.get("from") or "–", s.get("to"), s.get("cause"),
              fmt(s.get("delay_ms")), fmt(s.get("mtt_mean_ms")), fmt(s.get("mmtt_ms")),

@@ -11,6 +11,7 @@ import textwrap
 from typing import Any, TextIO
 
 from sctpbench.analysis.metrics import DOUBLING_PCT
+from sctpbench.results.summary import NAME as SUMMARY
 from sctpbench.results.summary import RunMetrics
 
 # With many associations the timing line names only this many path delays.
@@ -163,7 +164,7 @@ def run_lines(run: dict[str, Any]) -> list[str]:
     """One run of a session document: the headline lines (messages, MTT, failure, timing),
     then only what applies: a model the experiment asked for, handovers, associations,
     video, competing traffic, notes, telemetry and the timeline's events."""
-    m = RunMetrics.from_dict(run["metrics"], f"{run['directory']}/summary.json")
+    m = RunMetrics.from_dict(run["metrics"], f"{run['directory']}/{SUMMARY}")
     clock = run["params"].get("clock")
     on = f"  {clock} clock" if clock else ""
     lines = [f"{run['run']}  {run['status']}  seed {run['params']['seed']}{on}  ({run['directory']})"]

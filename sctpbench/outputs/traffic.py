@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from sctpbench.outputs import folders
+from sctpbench.results import tables
 
 MBIT = 1e6
 
@@ -27,11 +26,9 @@ def flow_tables(run: folders.RunData) -> list[tuple[str, list[tuple[str, Any]]]]
 
 
 def _samples(run: folders.RunData) -> dict[str, list[float]]:
-    path = run.directory / "tcp_throughput.parquet"
     out: dict[str, list[float]] = {}
-    if path.exists():
-        for row in pq.read_table(path).to_pylist():
-            out.setdefault(row["flow"], []).append(row["bits_per_second"] / MBIT)
+    for row in tables.read_optional(run.directory, tables.TCP_THROUGHPUT) or []:
+        out.setdefault(row["flow"], []).append(row["bits_per_second"] / MBIT)
     return out
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sctpbench.results import jsonfile, version
+from sctpbench.results import jsonfile, parquetfile, version
 
 INFO = "campaign.json"
 LOG = "runs.jsonl"
@@ -108,23 +108,10 @@ def config_of(folder: Path, run_key: str) -> str:
 
 
 def write_table(path: Path, rows: list[Row], schema: Any) -> None:
-    """A Parquet table of these rows (schema: a pyarrow.Schema), written beside and renamed,
-    so a reader (or a report) never sees half a file."""
-    import pyarrow as pa  # here, not at the top: as read_table
-    import pyarrow.parquet as pq
-
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
-    tmp.replace(path)
+    """A campaign table of these rows (schema: a pyarrow.Schema; campaign/table.py's columns)."""
+    parquetfile.write(path, rows, schema)
 
 
 def read_table(path: Path) -> list[Row] | None:
-    """A Parquet table as rows, or None when there is none (a campaign before its first run)."""
-    import pyarrow.parquet as pq  # here, not at the top: the guest's backends import this package
-
-    if not path.exists():
-        return None
-    try:
-        return list(pq.read_table(path).to_pylist())
-    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
-        raise jsonfile.ResultsFileError(f"{path}: not a readable Parquet file ({str(e)[:80]}); {jsonfile.ALLOWED}") from None
+    """A campaign table as rows, or None when there is none (a campaign before its first run)."""
+    return parquetfile.read_optional(path)

@@ -11,7 +11,8 @@ the ansible backend, whose agents run on several machines' kernels, CLOCK_REALTI
 
 Every results folder (run, session, campaign) holds format.json, its format's version and
 kind (version.py); sessions and campaigns are described in folders.py and campaign.py. The
-readers and writers of every file are this package's modules.
+readers and writers of every file are this package's modules (docs/results-format.md lists
+which module owns which file).
 
 `python -m sctpbench.results.files` prints the table.
 """
@@ -86,7 +87,7 @@ FILES: tuple[RunFile, ...] = (
 
 
 # What collecting a run's records adds (analysis/store.py computes them; the tables' columns
-# are its schemas), and what a push adds.
+# are results/tables.py's COLUMNS), and what a push adds.
 COLLECTED: tuple[RunFile, ...] = (
     RunFile("messages.parquet", "collection (analysis/store.py)",
             "one row per message: association, seq, stream, size, t_gen_ns, t_sent_ns, t_rx_ns, mtt_ns, path, "
@@ -114,6 +115,8 @@ COLLECTED: tuple[RunFile, ...] = (
             "and voluntary context switches; the host's clock, not the run's (backends/phases.py)", required=False),
     RunFile("telemetry.json", "the telemetry stream or push (telemetry/stream.py, through results/ledger.py)", "what was sent to InfluxDB",
             required=False),
+    RunFile("telemetry.log", "the telemetry stream (telemetry/stream.py, through results/ledger.py)",
+            "the live writer's standard error: why, when it left no ledger", required=False),
 )
 
 

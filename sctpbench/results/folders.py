@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sctpbench.results import backend, jsonfile, ledger, summary, version
+from sctpbench.results import backend, jsonfile, ledger, params, plan, summary, version
 
 # The JSON files of a run folder that the commands reading a finished run open.
-RUN_JSON = ("plan.json", summary.NAME, backend.NAME, "params.json", ledger.NAME)
+RUN_JSON = (plan.NAME, summary.NAME, backend.NAME, params.NAME, ledger.NAME)
 
 
 class NotAResultsFolder(jsonfile.ResultsFileError):
@@ -37,7 +37,7 @@ def check_run_json(path: Path) -> None:
 
 
 def is_run(path: Path) -> bool:
-    return (path / "plan.json").is_file()
+    return plan.exists(path)
 
 
 def session_runs(path: Path) -> list[Path]:

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from sctpbench.analysis import store
 from sctpbench.collectors import records
 from sctpbench.plan.data import Association, Plan
@@ -21,7 +19,9 @@ from sctpbench.results import backend as results_backend
 from sctpbench.results import campaign as results_campaign
 from sctpbench.results import events as results_events
 from sctpbench.results import kernel as results_kernel
+from sctpbench.results import plan as results_plan
 from sctpbench.results import summary as results_summary
+from sctpbench.results import tables as results_tables
 from sctpbench.results.jsonfile import ResultsFileError
 from sctpbench.telemetry import points
 
@@ -92,10 +92,9 @@ class RunSource:
             kernel = results_kernel.read_kernel(self.run_dir)
         except ResultsFileError:  # being written by the backend: read again at the next poll
             return False
-        plan_path = self.run_dir / "plan.json"
-        if backend is None or backend.t0_ns is None or backend.t0_realtime_ns is None or not plan_path.exists():
+        if backend is None or backend.t0_ns is None or backend.t0_realtime_ns is None or not results_plan.exists(self.run_dir):
             return False
-        self.plan = Plan.from_json(plan_path.read_text())
+        self.plan = results_plan.read(self.run_dir)
         self.tags = run_tags(self.run_dir, self.plan)
         self._hz = kernel.hz if kernel else None
         self.clock = points.Clock(backend.t0_ns, backend.t0_realtime_ns)
@@ -105,7 +104,7 @@ class RunSource:
             self._tails[a.client_agent] = Tail(self.run_dir / a.client_records)
             self._tails[a.server_agent] = Tail(self.run_dir / a.server_records)
             self.pending_tx[a.name], self.pending_rx[a.name] = {}, {}
-        self._tails["events"] = Tail(self.run_dir / "events.jsonl")
+        self._tails["events"] = Tail(self.run_dir / results_events.NAME)  # results_events.parse_line reads its lines
         return True
 
     def poll(self) -> list[points.Point]:
@@ -193,22 +192,22 @@ class RunSource:
 
     def _cum_tsn(self) -> list[points.Point]:
         """Every SACK's cumulative TSN ack from the store's table (the captures are read after the run)."""
-        path = self.run_dir / "cum_tsn.parquet"
-        if not path.exists():
+        table = results_tables.read_optional(self.run_dir, results_tables.CUM_TSN)
+        if table is None:
             return []
         assert self.tags and self.clock
         pts = [points.cum_tsn_point(r, self.tags, self.stamper.stamp((points.CUM_TSN, r["association"], r["path"]),
                                                                       self.clock.t0_realtime_ns + r["t_rel_ns"]))
-               for r in pq.read_table(path).to_pylist() if r["t_rel_ns"] is not None]
+               for r in table if r["t_rel_ns"] is not None]
         return self._count(points.CUM_TSN, pts)
 
     def _tcp_throughput(self) -> list[points.Point]:
         """Competing TCP flows' samples, from the store's table (iperf3 writes only at its end)."""
-        path = self.run_dir / "tcp_throughput.parquet"
-        if not path.exists():
+        table = results_tables.read_optional(self.run_dir, results_tables.TCP_THROUGHPUT)
+        if table is None:
             return []
         assert self.tags and self.clock
-        rows = [r for r in pq.read_table(path).to_pylist() if r["t_ns"] is not None]
+        rows = [r for r in table if r["t_ns"] is not None]
         out = [points.tcp_throughput_point(r, self.tags, self.stamper.stamp((points.TCP_THROUGHPUT, r["flow"]),
                                                                              self.clock.wall(r["t_ns"]))) for r in rows]
         if out:

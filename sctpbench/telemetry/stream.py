@@ -157,7 +157,7 @@ class Stream:
     def __init__(self, run_dir: Path, target: influx.Target) -> None:
         self.run_dir = run_dir
         # Its own session: Ctrl-C reaches the runner, which then ends the stream in order.
-        with open(run_dir / "telemetry.log", "w") as log:
+        with results_ledger.open_log(run_dir) as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "sctpbench.telemetry.stream", str(run_dir), json.dumps(target.to_dict())],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,

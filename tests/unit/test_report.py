@@ -7,13 +7,11 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from sctpbench import cli
-from sctpbench.analysis import store
 from sctpbench.outputs import folders, report, series
+from sctpbench.results import tables
 
 MS = 1_000_000
 S = 1_000_000_000
@@ -150,9 +148,9 @@ def write_run(run_dir: Path) -> Path:
                for p in ("primary", "secondary")]
     events = [event(0, "timeline", "start", None), event(1000, "timeline", "fail", "primary"),
               event(1610, "client", "ADDR_UNREACHABLE", "primary")]
-    pq.write_table(pa.Table.from_pylist(msgs, schema=store.MESSAGE_SCHEMA), run_dir / "messages.parquet")
-    pq.write_table(pa.Table.from_pylist(samples, schema=store.SAMPLE_SCHEMA), run_dir / "path_samples.parquet")
-    pq.write_table(pa.Table.from_pylist(events, schema=store.EVENT_SCHEMA), run_dir / "path_events.parquet")
+    tables.write(run_dir, tables.MESSAGES, msgs)
+    tables.write(run_dir, tables.PATH_SAMPLES, samples)
+    tables.write(run_dir, tables.PATH_EVENTS, events)
     (run_dir / "summary.json").write_text(json.dumps({
         "run_id": "abc", "repetition": 1, "seed": 1, "status": "ok", "error": None,
         "metrics": {"mtt_p50_ms": 10.0, "detection_time_ms": 610.0, "failover_time_ms": 210.0},

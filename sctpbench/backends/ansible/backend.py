@@ -43,10 +43,12 @@ from sctpbench.backends.netns import render as netns_render
 from sctpbench.backends.protocol import Check, Report, installed_version
 from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.plan.data import Plan, Process
+from sctpbench.results import ansible as results_ansible
 from sctpbench.results import backend as results_backend
 from sctpbench.results import events as results_events
-from sctpbench.results import jsonfile
+from sctpbench.results import host as results_host
 from sctpbench.results import kernel as results_kernel
+from sctpbench.results import plan as results_plan
 
 PACKAGE = Path(__file__).resolve().parents[2]
 PLAYBOOKS = PACKAGE.parent / "playbooks"
@@ -54,7 +56,7 @@ PLAYBOOKS = PACKAGE.parent / "playbooks"
 MACHINE_SIDE = ("__init__.py", "backends", "plan", "model", "results")
 # Each machine has its own; merge() makes the run's one of them.
 MERGED = (results_events.NAME, results_kernel.KERNEL, results_kernel.VERSIONS, results_backend.NAME)
-NOT_RESULTS = ("plan.json", "part.json", "plan.sh", "host.json", "schedules", "signals")
+NOT_RESULTS = (results_plan.NAME, "part.json", results_plan.SCRIPT, results_host.NAME, "schedules", "signals")
 # Beyond the plan's own length: the machines' start margin, process starts, and the drain.
 RUN_SLACK_S = 120
 TICK_NS = 1_000_000  # the project kernel's HZ=1000 (kernel/uml.config)
@@ -85,7 +87,7 @@ def run_files(plan: Plan, run_dir: Path, into: Path) -> Path:
     """plan.json and the files it names (schedules, signals), under a folder named by the run id."""
     out = into / "run.tar.gz"
     with tarfile.open(out, "w:gz") as tar:
-        for name in ("plan.json", "schedules", "signals"):
+        for name in (results_plan.NAME, "schedules", "signals"):
             if (run_dir / name).exists():
                 tar.add(run_dir / name, arcname=f"{plan.run_id}/{name}")
     return out
@@ -295,7 +297,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
         r = books.run("clean.yml")
         facts["clean_s"] = round(time.monotonic() - started, 1)
         facts["clean"] = r.status
-        (run_dir / "ansible.json").write_text(jsonfile.text(facts))
+        results_ansible.write(run_dir, facts)
         for sent in (books.bundle, Path(run_vars["sb_run_files"])):  # copies of what the run folder has
             sent.unlink(missing_ok=True)
 
@@ -304,7 +306,7 @@ def prepare(plan: Plan, inv: Inventory, agent: Path, check: bool, data_dir: Path
     """prepare.yml alone, for a person to see (check) or make ready what a run of `plan` needs."""
     books = Playbooks(inv, plan.hosts, data_dir, agent, plan)
     (data_dir / "run").mkdir(exist_ok=True)
-    (data_dir / "run" / "plan.json").write_text(plan.to_json())
+    results_plan.write(data_dir / "run", plan)
     run_vars = {"sb_run_id": plan.run_id, "sb_run_files": str(run_files(plan, data_dir / "run", data_dir))}
     r = books.run("prepare.yml", run_vars, check=check)
     if r.status != "successful":

@@ -40,6 +40,7 @@ from sctpbench.backends.netns.engine import NetnsEngine, run_engine, sleep_until
 from sctpbench.backends.netns.render import NsCommand
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, Process, TimedAction
+from sctpbench.results import plan as results_plan
 
 # After the servers start, the clients: a server listens within milliseconds on a real
 # machine and within a second in a UML guest on a loaded host.
@@ -207,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--start-ns", type=int, required=True, help="time of day (ns) the servers start at")
     args = parser.parse_args(argv)
-    plan = Plan.from_json((args.run_dir / "plan.json").read_text())
+    plan = results_plan.read(args.run_dir)
     part = replace(Part.read(args.run_dir / "part.json"), start_ns=args.start_ns)
     engine = NetnsEngine(plan, args.run_dir, entry.report, part.modprobe_root, share=MachineShare(part))
     return entry.entry(lambda: run_engine(engine), part.machine)

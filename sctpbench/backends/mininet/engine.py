@@ -53,9 +53,9 @@ from sctpbench.backends.netns.engine import NetnsEngine, Report, Share, WholePla
 from sctpbench.backends.netns.render import NsCommand
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
+from sctpbench.results import mininet as results_mininet
 
 MININET_PATH = "/usr/lib/python3/dist-packages"
-RECORD = "mininet.json"
 # New devices of the guest's own namespace (the bridges and their ports) get IPv6 off:
 # left on, each would send duplicate-address, router-solicitation and MLD packets that
 # the bridge floods onto the paths, into the hosts' captures, seconds into a run.
@@ -118,7 +118,7 @@ class MininetEngine(NetnsEngine):
         self.record["build_s"] = round(time.monotonic() - started, 3)
         # The same survey as after teardown, while everything is there: it sees what it looks for.
         self.record["present_after_build"] = self._survey()
-        self.write_json(RECORD, self.record)
+        results_mininet.write(self.run_dir, self.record)
         super().build()
 
     def _build_network(self, api: SimpleNamespace, topo: mininet_topology.Topology) -> None:
@@ -182,7 +182,7 @@ class MininetEngine(NetnsEngine):
         left = {f"{kind}_left": found for kind, found in self._survey().items()}
         self.record["teardown"] = {"errors": errors, **left, "clean": not errors and not any(left.values())}
         try:
-            self.write_json(RECORD, self.record)
+            results_mininet.write(self.run_dir, self.record)
         except OSError:
             pass  # a full disk: the run's error says so
 

@@ -39,7 +39,6 @@ from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan, Process, TimedAction
 from sctpbench.results import backend as results_backend
 from sctpbench.results import events as results_events
-from sctpbench.results import jsonfile
 from sctpbench.results import kernel as results_kernel
 
 Report = Callable[[str], None]
@@ -543,10 +542,6 @@ class NetnsEngine:
         f = open(self.run_dir / name, "w")
         self._logs.append(f)
         return f
-
-    def write_json(self, name: str, data: object) -> None:
-        """A file of the run folder that only this engine's kind writes (files.py lists each)."""
-        (self.run_dir / name).write_text(jsonfile.text(data))
 
 
 def _event(action: TimedAction, scheduled: int, issued: int, applied: int) -> dict[str, object]:

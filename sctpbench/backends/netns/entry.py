@@ -17,6 +17,7 @@ from sctpbench.backends import stops
 from sctpbench.backends.netns import engine
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
+from sctpbench.results import plan as results_plan
 
 RunPlan = Callable[[Plan, Path, engine.Report, str | None], None]
 
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None, prog: str = "sctpbench-guest", run_plan:
         print(f"usage: {prog} RUN_DIR [--modprobe-root DIR]", file=sys.stderr)
         return 2
     run_dir, modprobe_root = Path(words[0]), (words[2] if len(words) == 3 else None)
-    plan = Plan.from_json((run_dir / "plan.json").read_text())
+    plan = results_plan.read(run_dir)
     return entry(lambda: run_plan(plan, run_dir, report, modprobe_root))
 
 

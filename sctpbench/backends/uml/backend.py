@@ -36,7 +36,7 @@ from sctpbench.backends.uml import guests as uml_guests
 from sctpbench.backends.uml import kernel as uml_kernel
 from sctpbench.model.errors import BackendError
 from sctpbench.plan.data import Plan
-from sctpbench.results import jsonfile
+from sctpbench.results import guest as results_guest
 
 # Boot, build and tear-down take a few seconds; beyond the plan's own length this is
 # the most a healthy guest needs.
@@ -147,7 +147,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
     rng = rng_words(kernel, plan.seed)
     argv = command(kernel, [*clock, *rng], host_link(uml_dir, run_dir), umid, uml_dir, expose, entry)
     facts = guest_facts(kernel, argv, plan.clock)
-    (run_dir / "guest.json").write_text(jsonfile.text(facts))
+    results_guest.write(run_dir, facts)
     # The guest connects while parsing its command line: the calendar must listen first.
     # The time of day it owes the guest: 0 but on paced time, read by the guest on every clock alike.
     owed = run_dir / timetravel.TOD_FILE
@@ -164,7 +164,7 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
                                 start_new_session=True)
         try:
             assert proc.stdout
-            with open(run_dir / "console.log", "wb") as console:
+            with results_guest.open_console(run_dir) as console:
                 _follow(proc.stdout.fileno(), console, started + deadline_s(plan),
                         lambda line: _on_line(line, lines, report))
             proc.wait(timeout=30)
@@ -184,12 +184,12 @@ def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: st
     if errors:
         raise BackendError(errors[-1].replace(" | ", "\n"))
     if "SB-EXIT 0" not in lines:
-        raise BackendError(f"the guest ended without finishing the run (see {run_dir / 'console.log'})")
+        raise BackendError(f"the guest ended without finishing the run (see {results_guest.console_path(run_dir)})")
 
 
 def _write_facts(run_dir: Path, facts: dict[str, object]) -> None:
     try:
-        (run_dir / "guest.json").write_text(jsonfile.text(facts))
+        results_guest.write(run_dir, facts)
     except OSError:
         pass  # a full disk: the run's error says so; the facts at boot were written then
 

@@ -26,7 +26,6 @@ agents' last unflushed 100 ms.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -38,6 +37,8 @@ from pathlib import Path
 from sctpbench.backends import lastwords, stops
 from sctpbench.backends.uml import guests as uml_guests
 from sctpbench.results import backend as results_backend
+from sctpbench.results import guest as results_guest
+from sctpbench.results import plan as results_plan
 from sctpbench.results import summary as results_summary
 
 DONE = b"done\n"
@@ -88,8 +89,8 @@ def note_killed(run_dir: Path) -> None:
     """backend.json and a first summary.json, standard library only: there within milliseconds."""
     results_backend.amend(run_dir, False, stops.KILLED, writer=lastwords.write_json)
     try:
-        plan = json.loads((run_dir / "plan.json").read_text())
-    except (OSError, ValueError):
+        plan = results_plan.read_document(run_dir) or {}
+    except ValueError:  # unreadable or broken (jsonfile's one-line error): the summary says less
         plan = {}
     summary = {key: plan.get(key) for key in ("run_id", "repetition", "seed", "clock")}
     results_summary.write(run_dir, summary | {"status": "failed", "error": stops.KILLED, "metrics": {}, "collected": False},
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(args.uml_dir, ignore_errors=True)
     try:
         # Only now a log: a guardian that had nothing to do leaves nothing behind.
-        sys.stderr = open(args.run / "guardian.log", "a")
+        sys.stderr = results_guest.open_guardian_log(args.run)
         print(f"sctpbench ended without tearing down guest {args.umid}: killed it", file=sys.stderr, flush=True)
         note_killed(args.run)
         collect(args.run)
