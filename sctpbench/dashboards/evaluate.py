@@ -141,6 +141,11 @@ def _newest(series: list[dict[str, Any]]) -> tuple[int, str, str] | None:
     return max(ends) if ends else None
 
 
+def newest_run(target: influx.Target, selection: Selection) -> tuple[int, str, str] | None:
+    """The newest selected run's last message (time ns, campaign, run), or None: one statement."""
+    return _newest(influx.query(target, _newest_statement(selection)))
+
+
 def window(target: influx.Target, selection: Selection, now_ns: int) -> Window:
     """The newest selected run's span (a live run's end is its newest message), else the last 15 minutes."""
     return newest_window(target, selection, now_ns)[0]
