@@ -174,6 +174,50 @@ def test_counts_and_plots_agree_at_every_poll_of_a_paced_failover_run(tmp_path: 
     assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
 
 
+def test_a_paced_run_is_drawn_while_it_runs(tmp_path: Path, influxd: server.LocalServer) -> None:
+    """A real failover run on the paced clock (the guest), the page open at the dashboard's 5 s
+    refresh: while the run still goes, the page draws its messages as they arrive. Read
+    between the run's start and its end, the MTT distribution's plot holds a part of the run
+    (more than none, fewer than it ends with) at three or more different counts: the drawing
+    grew at least twice before the run ended. No time limit: the run's own end is the mark.
+    (The view used to draw such a run only at or near its end: each change of a status line
+    laid out the whole page again in the browser, and a run's first drawing held the server
+    for seconds, so the page fell behind for the length of the run.)"""
+    live_view.require_browser()
+    target = influxd.target()
+    proc, url = start_view(tmp_path, "--influx-dir", str(influxd.directory), "--refresh", "5s")
+    run = None
+    try:
+        with live_view.browser(tmp_path / "profile") as driver:
+            driver.get(url)
+            live_view.wait_for(lambda: live_view.statuses(driver), 30, "the page")
+            run = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "run", str(EXAMPLE), "--set", "clock=paced",
+                                    "--influx-dir", str(influxd.directory), "--out", str(tmp_path / "results")],
+                                   stdout=subprocess.DEVNULL, stderr=(tmp_path / "run.stderr").open("w"))
+            while_running = []  # (points drawn, messages InfluxDB held just before that reading)
+            while run.poll() is None:
+                stored = _delivered(target)
+                while_running.append((live_view.shown(driver)[1].get(MTT_POINTS, 0), stored))
+                time.sleep(0.1)
+            assert run.wait() == 0, (tmp_path / "run.stderr").read_text()
+            final = _delivered(target)
+            assert final > 400, final
+            live_view.wait_for(lambda: live_view.shown(driver)[1].get(MTT_POINTS) == final, 120, "the whole run drawn")
+    finally:
+        if run is not None and run.poll() is None:
+            run.terminate()
+            run.wait(timeout=120)
+        stop_view(proc)
+    partial = sorted({drawn for drawn, _ in while_running if 0 < drawn < final})
+    assert len(partial) >= 3, (partial, final, _changes(while_running))
+    assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
+
+
+def _changes(readings: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The readings where the drawing or InfluxDB changed: what a failure shows."""
+    return [r for i, r in enumerate(readings) if i == 0 or r != readings[i - 1]]
+
+
 def _delivered(target: influx.Target) -> int:
     answer = influx.query(target, 'SELECT count("mtt_ms") FROM "sctp_message"')
     return int(answer[0]["values"][0][1]) if answer else 0
