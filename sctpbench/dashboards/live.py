@@ -634,8 +634,9 @@ class LiveDashboard:
                         for v in dashboard.variables}
         for w in self.widgets.values():
             w.param.watch(self._chosen, "value")
-        self.alert = Text(visible=False, sizing_mode="stretch_width")
-        self.clock = Text(sizing_mode="stretch_width")
+        # Margins as Panel's HTML pane had them: the clock ran into the sidebar's left edge.
+        self.alert = Text(visible=False, sizing_mode="stretch_width", margin=(5, 10))
+        self.clock = Text(sizing_mode="stretch_width", margin=(5, 10))
         self.views = [VIEWS[p.kind](p) for row in dashboard.rows for p in row.panels]
         rows: list[Any] = []
         views = iter(self.views)
