@@ -711,7 +711,7 @@ class LiveDashboard:
             try:
                 begun = evaluate.newest_run(self.source.target, self.selection()) is not None
             except influx.WriteError:
-                begun = True  # the refresh says what went wrong
+                begun = False  # the refresh, at its time, says what went wrong
             if begun:
                 self.refresh()
             return
