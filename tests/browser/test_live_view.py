@@ -179,8 +179,8 @@ def test_a_paced_run_is_drawn_while_it_runs(tmp_path: Path, influxd: server.Loca
     """A real failover run on the paced clock (the guest), the page open at the dashboard's 5 s
     refresh: while the run still goes, the page draws its messages as they arrive. Read
     between the run's start and its end, the MTT distribution's plot holds a part of the run
-    (more than none, fewer than it ends with) at three or more different counts: the drawing
-    grew at least twice before the run ended. No time limit: the run's own end is the mark.
+    (more than none, fewer than it ends with) at two or more different counts: the drawing
+    grew at least twice (from nothing, then again) before the run ended. No time limit: the run's own end is the mark.
     (The view used to draw such a run only at or near its end: each change of a status line
     laid out the whole page again in the browser, and a run's first drawing held the server
     for seconds, so the page fell behind for the length of the run.)"""
@@ -210,7 +210,7 @@ def test_a_paced_run_is_drawn_while_it_runs(tmp_path: Path, influxd: server.Loca
             run.wait(timeout=120)
         stop_view(proc)
     partial = sorted({drawn for drawn, _ in while_running if 0 < drawn < final})
-    assert len(partial) >= 3, (partial, final, _changes(while_running))
+    assert len(partial) >= 2, (partial, final, _changes(while_running))
     assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
 
 
