@@ -23,13 +23,15 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 import panel as pn
+import param
 from bokeh.models import ColumnDataSource, DataRange1d, DatetimeTicker, FactorRange, HoverTool, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
+from panel.reactive import ReactiveHTML
 from tornado.websocket import WebSocketClosedError
 
 from sctpbench.dashboards import evaluate
@@ -205,6 +207,59 @@ class _Drawn:
         return change
 
 
+class Text(ReactiveHTML):
+    """HTML the view changes while a run goes (a status line, a legend, the clock, a table):
+    set in the browser by a line of script, with no layout of the page.
+
+    Not Panel's HTML pane, nor Bokeh's Div: the browser lays out the whole page again at every
+    change of a Div's text (Bokeh's MarkupView.rerender → compute_layout from the root, every
+    figure's tick labels measured again: 0.1-0.4 s here), and a read changes a dozen of them
+    (each panel's count, the clock), so the page fell ever further behind and drew a run at its
+    end (Chromium's profiler: 8.4 of 14 s in that layout). Here a change is an `innerHTML`; the
+    page's CSS places what grows, and Bokeh's resize observer lays the page out only when an
+    element's size changes. Nor an HTML pane on the server: once the browser has connected,
+    Panel's stylesheet cache is emptied, so the first update of each pane in a session brought
+    new stylesheet models and Bokeh recomputed the document's model graph for each (a run's
+    first drawing: 9.8 s of the server in one read, 9.2 s of it in `Document.models.recompute`)."""
+
+    # A list of one string: Panel strips a string parameter of ReactiveHTML of its attributes
+    # (nh3), and the tests and the benchmark read the status lines' data attributes. What
+    # comes from InfluxDB is escaped where it is put into the HTML.
+    content = param.List(default=[""], item_type=str)
+    _template = '<div id="text" style="width: 100%"></div>'
+    _scripts: ClassVar[dict[str, str]] = {"render": "text.innerHTML = data.content.join('')",
+                                          "content": "text.innerHTML = data.content.join('')"}
+
+    @property
+    def html(self) -> str:
+        return "".join(self.content)
+
+
+class Drawn(ReactiveHTML):
+    """The browser's word that it has drawn what it was sent: each message of new points ends
+    with `sent` counted up, and the browser sets `seen` to it once it has painted them (the
+    frame after the message). The view sends nothing new while the browser has not: on a
+    starved CPU, messages five a second that the browser drew slower than they came queued up
+    in it, and it drew a run at its end (a page reading waited 44 s beside load 12); now each
+    message carries all that came meanwhile, and the browser is never more than one behind."""
+
+    sent = param.Integer(default=0)
+    seen = param.Integer(default=0)
+    _template = '<div id="drawn"></div>'
+    _scripts: ClassVar[dict[str, str]] = {
+        "render": "data.seen = data.sent",
+        "sent": "const n = data.sent; requestAnimationFrame(() => setTimeout(() => { data.seen = n }))"}
+
+    def busy(self) -> bool:
+        return self.seen < self.sent
+
+
+def _say(text: Text, html_text: str) -> None:
+    """New text for the browser, sent only when it differs."""
+    if text.html != html_text:
+        text.content = [html_text]
+
+
 class _Box:
     """A panel's frame: its title, the drawing, the status line."""
 
@@ -214,7 +269,7 @@ class _Box:
 
     def __init__(self, panel: Panel, body: Any, legend: Any = None) -> None:
         self.panel = panel
-        self.status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5))
+        self.status = Text(sizing_mode="stretch_width", margin=(0, 5))
         title = pn.pane.HTML(f"<b>{html.escape(panel.title)}</b>", margin=(0, 5), sizing_mode="stretch_width")
         # Nothing to draw for this selection: the frame folds to its title and the reason, the
         # drawing kept in the page at its size, clipped to nothing. Taken out of the page, each
@@ -224,12 +279,9 @@ class _Box:
                               styles=dict(self.FOLDED), margin=0)
         self.layout = pn.Column(title, self.body, self.status, width=panel.width * GRID_COLUMN_PX,
                                 styles={"border": "1px solid #ddd", "border-radius": "4px"}, margin=4)
-        self.said = ""
 
     def show_status(self, shown: Shown) -> None:
-        status = _status(self.panel, shown)
-        if status != self.said:
-            self.status.object = self.said = status
+        _say(self.status, _status(self.panel, shown))
         styles = dict(self.OPEN) if shown.points or shown.error else dict(self.FOLDED)
         if self.body.styles != styles:
             self.body.styles = styles
@@ -264,7 +316,7 @@ class _Legend:
     plot's data laid out the figure again (the view's own lag p50 13.6 s at load 9-12)."""
 
     def __init__(self) -> None:
-        self.pane = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 5))
+        self.pane = Text(sizing_mode="stretch_width", margin=(0, 5))
         self.colors: dict[str, str] = {}  # a series keeps its colour for the session
 
     def color(self, label: str) -> str:
@@ -275,8 +327,7 @@ class _Legend:
                         f'<span style="color:{self.color(label)}">&#9632;</span> {html.escape(label)}</span> '
                         for label in labels)
         text = f'<div class="sb-legend" style="font-size:10px;line-height:1.3">{items}</div>'
-        if self.pane.object != text:
-            self.pane.object = text
+        _say(self.pane, text)
 
 
 class TimeSeriesView:
@@ -503,8 +554,8 @@ class TableView:
         self.panel = panel
         # A table of the run (its events, its policy's decisions) is read at every tick: a few rows.
         self.live = "$timeFilter" in " ".join(q.influxql for q in panel.queries)
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width",
-                                  styles={"overflow": "auto", "max-height": f"{panel.height * GRID_ROW_PX}px"})
+        self.table = Text(sizing_mode="stretch_width",
+                          styles={"overflow": "auto", "max-height": f"{panel.height * GRID_ROW_PX}px"})
         self.box = _Box(panel, self.table)
         self.layout = self.box.layout
 
@@ -528,8 +579,7 @@ class TableView:
         text = (f'<style>td, th {{white-space: nowrap; padding: 0 6px; text-align: left}}</style>'
                 f'<table data-panel="{html.escape(self.panel.title)}" style="font-size:11px;border-collapse:collapse">'
                 f'{head}{"".join(body[-200:])}</table>')
-        if self.table.object != text:
-            self.table.object = text
+        _say(self.table, text)
         self.box.show_status(_shown(data))
 
 
@@ -541,7 +591,7 @@ class StatView:
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         self.live = "$timeFilter" in " ".join(q.influxql for q in panel.queries)
-        self.numbers = pn.pane.HTML("", sizing_mode="stretch_width", height=max(60, panel.height * GRID_ROW_PX - 60))
+        self.numbers = Text(sizing_mode="stretch_width", height=max(60, panel.height * GRID_ROW_PX - 60))
         self.box = _Box(panel, self.numbers)
         self.layout = self.box.layout
 
@@ -556,11 +606,10 @@ class StatView:
                 # A series grouped by a tag is named by its alias (e.g. the run's status); else the column.
                 name = s.label if s.tags else column
                 cells.append(f'<div style="display:inline-block;margin:0 24px"><div class="sb-stat" data-field="{html.escape(name)}" '
-                             f'data-value="{value}" style="font-size:40px;color:#2a7">{value}</div>'
+                             f'data-value="{html.escape(str(value))}" style="font-size:40px;color:#2a7">{html.escape(str(value))}</div>'
                              f'<div style="color:#777">{html.escape(name)}</div></div>')
         text = "".join(cells) or '<div style="color:#777">no data</div>'
-        if self.numbers.object != text:
-            self.numbers.object = text
+        _say(self.numbers, text)
         self.box.show_status(_shown(data))
 
 
@@ -604,15 +653,18 @@ class LiveDashboard:
                         for v in dashboard.variables}
         for w in self.widgets.values():
             w.param.watch(self._chosen, "value")
-        self.alert = pn.pane.HTML("", visible=False, sizing_mode="stretch_width")
-        self.clock = pn.pane.HTML("", sizing_mode="stretch_width")
+        # Margins as Panel's HTML pane had them: the clock ran into the sidebar's left edge.
+        self.alert = Text(visible=False, sizing_mode="stretch_width", margin=(5, 10))
+        self.drawn = Drawn(width=0, height=0, margin=0)
+        self.asked = 0.0  # when the browser was last sent something to draw (monotonic)
+        self.clock = Text(sizing_mode="stretch_width", margin=(5, 10))
         self.views = [VIEWS[p.kind](p) for row in dashboard.rows for p in row.panels]
         rows: list[Any] = []
         views = iter(self.views)
         for row in dashboard.rows:
             rows.append(pn.pane.HTML(f"<h3 style='margin:4px 0'>{html.escape(row.title)}</h3>"))
             rows.append(pn.FlexBox(*[next(views).layout for _ in row.panels], flex_wrap="wrap"))
-        sidebar = pn.Column(pn.pane.HTML(f"<h2>{html.escape(dashboard.title)}</h2>"), *self.widgets.values(), self.clock,
+        sidebar = pn.Column(pn.pane.HTML(f"<h2>{html.escape(dashboard.title)}</h2>"), *self.widgets.values(), self.clock, self.drawn,
                             width=250)
         self.layout = pn.Row(sidebar, pn.Column(self.alert, *rows, sizing_mode="stretch_width"), sizing_mode="stretch_width")
 
@@ -634,16 +686,23 @@ class LiveDashboard:
                     w.value = evaluate.ALL
 
     def tick(self) -> None:
-        began = time.monotonic()
+        began, cpu = time.monotonic(), time.process_time()
         if began < self.resume:
+            return
+        # The browser still drawing the last message: what comes meanwhile goes into the next.
+        # Not for longer than a refresh (a reply lost, a browser slower than that).
+        if self.drawn.busy() and began - self.asked < self.source.refresh_s:
             return
         if began >= self.next_refresh:
             self.refresh()
         elif self.span is not None:  # None: InfluxDB has not answered yet; the refresh tries again
             self.follow()
-        # At most half the wall clock in reads: on a starved CPU a read takes longer than the
-        # tick, and back-to-back reads would leave the server no time to send what they found.
-        self.resume = time.monotonic() + (time.monotonic() - began)
+        # At most half the view's CPU in reads: on a starved CPU a read takes longer than the
+        # tick. The pause is the CPU the read used, not its wall time: a read that waited for
+        # InfluxDB (short of CPU itself) kept nothing else from running, and pausing as long
+        # again doubled every such stall (a read of 1.6 s, 0.18 s of it CPU, left the page
+        # 3.2 s without new points).
+        self.resume = time.monotonic() + (time.process_time() - cpu)
 
     def refresh(self) -> None:
         """Every panel and variable read whole."""
@@ -667,11 +726,20 @@ class LiveDashboard:
                 view.show(d, marks, span, span)
             self._problem("")
             self._clock(span)
+            self._sent()
 
     def follow(self) -> None:
         """The live panels' new points, in one request; the whole refresh when the run changed."""
         assert self.span is not None
-        if self.run is None:  # nothing written yet: the refresh looks again
+        if self.run is None:
+            # Nothing written yet: one statement asks whether a run has begun, so its first
+            # points are drawn as they come, not at the next refresh (up to 5 s later).
+            try:
+                begun = evaluate.newest_run(self.source.target, self.selection()) is not None
+            except influx.WriteError:
+                begun = False  # the refresh, at its time, says what went wrong
+            if begun:
+                self.refresh()
             return
         live = [v for v in self.views if v.live]
         end = self.span.end_ns + AHEAD_NS
@@ -694,6 +762,12 @@ class LiveDashboard:
             for view, d, (_, since) in zip(live, tail.data, asks, strict=True):
                 view.show(d, tail.marks, span, since)
             self._clock(span)
+            self._sent()
+
+    def _sent(self) -> None:
+        """The last change of a message: the browser answers it once it has drawn the message."""
+        self.drawn.sent += 1
+        self.asked = time.monotonic()
 
     def _clock(self, span: evaluate.Window) -> None:
         text = (f'<div class="sb-clock" style="color:#777;font-size:11px">updated '
@@ -701,16 +775,15 @@ class LiveDashboard:
                 f'every panel every {self.source.refresh_s:g} s<br>'
                 f'window {time.strftime("%H:%M:%S", time.gmtime(span.start_ns / 1e9))}–'
                 f'{time.strftime("%H:%M:%S", time.gmtime(span.end_ns / 1e9))}</div>')
-        if self.clock.object != text:
-            self.clock.object = text
+        _say(self.clock, text)
 
     def _problem(self, problem: str) -> None:
         """One message in the page and on stderr, said once while it lasts."""
         if problem == self.last_problem:
             return
         self.last_problem = problem
-        self.alert.object = (f'<div class="sb-alert" style="background:#fdd;color:#900;padding:8px;border-radius:4px">'
-                             f'InfluxDB: {html.escape(problem)}</div>') if problem else ""
+        _say(self.alert, (f'<div class="sb-alert" style="background:#fdd;color:#900;padding:8px;border-radius:4px">'
+                          f'InfluxDB: {html.escape(problem)}</div>') if problem else "")
         self.alert.visible = bool(problem)
         self.report(problem)
 

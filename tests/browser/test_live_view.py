@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,9 +158,9 @@ def test_counts_and_plots_agree_at_every_poll_of_a_paced_failover_run(tmp_path: 
             assert set(drawn) == plotted, set(drawn) ^ plotted  # every plot's glyph was compared
             assert drawn[MTT_POINTS] == _delivered(target) > 400, (drawn, _delivered(target))
             assert polls >= 20, polls
-            shown = live_view.statuses(driver)
             fed = [t for t in PANELS if t not in RUN_ONLY]
-            assert not live_view.panels_lacking_data(shown, fed)
+            # The campaign row (the run's summary, written at its end) is read at the refreshes.
+            shown = live_view.wait_for(lambda: _all_showing(driver, fed), 30, "every panel the run feeds to show data")
             assert all(shown[t]["points"] == 0 and shown[t]["text"].startswith("no data: ") for t in RUN_ONLY), \
                 {t: shown[t]["text"] for t in RUN_ONLY}
             # Drawn where it has data, folded (no height) where it has none.
@@ -172,6 +173,56 @@ def test_counts_and_plots_agree_at_every_poll_of_a_paced_failover_run(tmp_path: 
             run.wait(timeout=120)
         stop_view(proc)
     assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
+
+
+def test_a_paced_run_is_drawn_while_it_runs(tmp_path: Path, influxd: server.LocalServer) -> None:
+    """A real failover run on the paced clock (the guest), the page open at the dashboard's 5 s
+    refresh: while the run still goes, the page draws its messages as they arrive. Read
+    between the run's start and its end, the MTT distribution's plot holds a part of the run
+    (more than none, fewer than it ends with) at two or more different counts: the drawing
+    grew at least twice (from nothing, then again) before the run ended. No time limit: the run's own end is the mark.
+    (The view used to draw such a run only at or near its end: each change of a status line
+    laid out the whole page again in the browser, and a run's first drawing held the server
+    for seconds, so the page fell behind for the length of the run.)"""
+    live_view.require_browser()
+    target = influxd.target()
+    proc, url = start_view(tmp_path, "--influx-dir", str(influxd.directory), "--refresh", "5s")
+    run = None
+    try:
+        with live_view.browser(tmp_path / "profile") as driver:
+            driver.get(url)
+            live_view.wait_for(lambda: live_view.statuses(driver), 30, "the page")
+            run = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "run", str(EXAMPLE), "--set", "clock=paced",
+                                    "--influx-dir", str(influxd.directory), "--out", str(tmp_path / "results")],
+                                   stdout=subprocess.DEVNULL, stderr=(tmp_path / "run.stderr").open("w"))
+            while_running = []  # (points drawn, messages InfluxDB held just before that reading)
+            while run.poll() is None:
+                stored = _delivered(target)
+                while_running.append((live_view.shown(driver)[1].get(MTT_POINTS, 0), stored))
+                time.sleep(0.1)
+            assert run.wait() == 0, (tmp_path / "run.stderr").read_text()
+            final = _delivered(target)
+            assert final > 400, final
+            live_view.wait_for(lambda: live_view.shown(driver)[1].get(MTT_POINTS) == final, 120, "the whole run drawn")
+    finally:
+        if run is not None and run.poll() is None:
+            run.terminate()
+            run.wait(timeout=120)
+        stop_view(proc)
+    partial = sorted({drawn for drawn, _ in while_running if 0 < drawn < final})
+    assert len(partial) >= 2, (partial, final, _changes(while_running))
+    assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
+
+
+def _all_showing(driver: Any, panels: list[str]) -> dict[str, dict[str, Any]] | None:
+    """The page's status lines once every one of the panels shows data, else None."""
+    shown = live_view.statuses(driver)
+    return None if live_view.panels_lacking_data(shown, panels) else shown
+
+
+def _changes(readings: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The readings where the drawing or InfluxDB changed: what a failure shows."""
+    return [r for i, r in enumerate(readings) if i == 0 or r != readings[i - 1]]
 
 
 def _delivered(target: influx.Target) -> int:

@@ -58,7 +58,7 @@ def _rows(view: Any) -> list[tuple[Any, ...]]:
 
 
 def _status_points(view: Any) -> int:
-    return int(view.box.status.object.split('data-points="')[1].split('"')[0])
+    return int(view.box.status.html.split('data-points="')[1].split('"')[0])
 
 
 def test_reads_of_new_points_stream_and_patch_what_a_whole_read_draws() -> None:
@@ -104,5 +104,5 @@ def test_legends_are_beside_the_data_not_on_it() -> None:
         view.show(_data(panel, _run(500)), [], SPAN, SPAN)
         assert not view.fig.legend  # no Bokeh legend inside (or beside) the plot area
         assert view.box.body.objects[0] is view.legend.pane
-        assert [s.split("</span> ")[1].split("<")[0] for s in view.legend.pane.object.split('class="sb-legend-item"')[1:]] == \
+        assert [s.split("</span> ")[1].split("<")[0] for s in view.legend.pane.html.split('class="sb-legend-item"')[1:]] == \
             ["main a", "main b"]
