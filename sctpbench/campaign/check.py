@@ -107,11 +107,23 @@ def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict
     return out
 
 
+def added_round_by_round(rows: list[dict[str, Any]]) -> bool:
+    """Whether the configurations hold different numbers of runs, as `--until-conclusive`
+    leaves them (or an interrupted campaign): their repetitions may have been chosen by looking
+    at the verdicts, and a fixed-sample interval is not valid under that optional stopping."""
+    per_config: dict[Any, int] = {}
+    for r in rows:
+        per_config[r.get("config_key")] = per_config.get(r.get("config_key"), 0) + 1
+    return len(set(per_config.values())) > 1
+
+
 def evaluate(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
              say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]], Path]:
     """The claims file's verdicts on the campaign folder's runs (and its compared campaigns'),
-    the claims file, the rows and the claims file's path; nothing written."""
+    the claims file, the rows and the claims file's path; nothing written. Sequential verdicts
+    when asked, and whenever the runs were added round by round (added_round_by_round)."""
     rows, info = _rows(folder)
+    sequential = sequential or added_round_by_round(rows)
     path = claims_file(folder, given, info)
     loaded = claims.load(path)
     others = {}
@@ -126,10 +138,14 @@ def verdicts(folder: Path, given: Path | None, others_given: list[str], sequenti
              say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]]]:
     """evaluate, the verdicts printed and written to the folder's claims.json."""
     results, loaded, rows, path = evaluate(folder, given, others_given, sequential, say)
+    forced = not sequential and added_round_by_round(rows)
+    sequential = sequential or forced
     info = campaign_files.read_info(folder) or {}
     name = info.get("name", folder.name)
     ok = sum(r["status"] == "ok" for r in rows)
     how = "; sequential: each interval at the confidence its sample size spends" if sequential else ""
+    if forced:
+        how += " (the configurations have different numbers of runs: repetitions added round by round)"
     say(f"{name}: {len(results)} claims of {loaded.claims.paper} ({path}), "
         f"{loaded.claims.confidence:.0%} confidence{how}, {len(rows)} runs ({ok} ok)")
     for result in results:
