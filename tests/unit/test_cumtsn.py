@@ -105,3 +105,13 @@ def test_the_rates_window_starts_no_earlier_than_the_switch() -> None:
     assert cumtsn.time_to_rate(curve, 1000 * MS, 125.0) == 500 * MS  # 50 chunks: exactly 0.8 × 62.5
     assert cumtsn.time_to_rate(curve, 1000 * MS, 126.0) is None
     assert cumtsn.time_to_rate([], 0, 1.0) is None
+
+
+def test_only_sacks_to_the_client_make_rows_and_the_curve_is_one_associations() -> None:
+    packets = [packet(0, CLIENT["primary"], SERVER["primary"], sctp(40000, 5000, init_chunk(10))),
+               packet(5, SERVER["primary"], CLIENT["primary"], sctp(5000, 40000, init_chunk(99))),   # no SACK in it
+               packet(9, SERVER["primary"], CLIENT["primary"], sctp(5000, 40000, sack_chunk(14)))]
+    rows = cumtsn.rows("main", ENDS, {"primary": packets}, T0)
+    assert [(r["t_rel_ns"], r["cum_tsn_ack"]) for r in rows] == [(9 * MS, 5)]
+    table = [*rows, {"association": "other", "t_rel_ns": 10 * MS, "cum_tsn_ack": 50, "path": "primary"}]
+    assert cumtsn.held(table, "main") == [(9 * MS, 5)] and cumtsn.held(table, "other") == [(10 * MS, 50)]

@@ -266,3 +266,14 @@ def test_two_associations_equal_messages_each_count_in_the_pooled_mtt() -> None:
     other = handover.Switch(3000 * MS, "primary", "secondary", "policy", None, (twin,))
     assert handover.handover_metrics([a, b], 2)["handover_mtt_mean_ms"] == pytest.approx(20.0)
     assert handover.handover_metrics([a, b, other], 3)["handover_mtt_mean_ms"] == pytest.approx(50 / 3)
+
+
+def test_decisions_and_switches_are_taken_in_time_order_whatever_the_order_given() -> None:
+    client = records.Records(events=[(3000 * MS, "primary", "198.18.0.2")],
+                             policy=[records.PolicyDecision(2000 * MS, "switch", "198.18.0.2", "198.18.1.2", "198.18.1.2", "x", ())])
+    assert handover.decisions(client, [], PATH_OF, PATHS) == [Decision(2000 * MS, "secondary", "policy"),
+                                                              Decision(3000 * MS, "primary", "primary")]
+    given = [Decision(3000 * MS, "primary", "primary"), Decision(2000 * MS, "secondary", "policy")]
+    assert handover.primary_changes("primary", given) == [(2000 * MS, "secondary"), (3000 * MS, "primary")]
+    assert [(s.t_ns, s.from_path, s.to) for s in handover.switches("primary", given, _messages())] == [
+        (2000 * MS, "primary", "secondary"), (3000 * MS, "secondary", "primary")]

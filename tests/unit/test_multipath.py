@@ -227,3 +227,15 @@ def test_mtt_from_the_schedule_p99_and_messages_not_delivered() -> None:
     client = records.Records(tx=[records.Tx(100, 0, 0, 200, 101, 90), records.Tx(200, 1, 0, 200, 201, 190)])
     server = records.Records(rx=[records.Rx(150, 0, 0, 200, 100, "x")])  # message 1 never arrived
     assert multipath.sched_mtt_ns(client, server) == [60]
+
+
+def test_holb_and_reordering_follow_the_sending_order_whatever_the_order_given() -> None:
+    arrived = [_a(3, 0, 14), _a(1, 0, 12), _a(0, 0, 30, path="two"), _a(2, 1, 13)]
+    assert multipath.holb_ns(arrived) == {0: 0, 1: 18 * MS, 2: 0, 3: 16 * MS}
+    assert multipath.reordered_share(arrived) == pytest.approx(3 / 4)
+
+
+def test_captured_arrivals_without_an_ordered_message_have_no_holb_figures_but_a_reordering_share() -> None:
+    arrived = [_a(0, 0, 10, ordered=False), _a(1, 0, 5, ordered=False)]
+    assert multipath.holb_metrics(list(multipath.holb_ns(arrived).values()), arrived) == {
+        "holb_mean_ms": None, "holb_p99_ms": None, "holb_share": None, "reordered_share": 0.5}
