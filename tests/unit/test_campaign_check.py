@@ -108,3 +108,36 @@ def test_the_header_counts_ok_runs_and_names_the_folder_without_a_campaign_json(
 def test_modes_of_an_unknown_metric_are_refused(campaign: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["campaign", "check", str(campaign), str(CLAIMS), "--modes", "detection_time_ms,nope"]) == 2
     assert "--modes: nope: unknown metric; allowed: mtt_mean_ms" in capsys.readouterr().err
+
+
+TWO = f"""paper: "tests: two campaigns"
+campaign: {ROOT}/tests/data/campaigns/tiny-virtual.yaml
+campaigns: {{again: {ROOT}/tests/data/campaigns/tiny-virtual.yaml}}
+axes:
+  pmr: {{key: sctp.path_max_retrans, values: {{one: 1, two: 2}}}}
+claims:
+  - {{id: same, says: "x", where: "test", metric: detection_time_ms, kind: same, a: {{campaign: this}}, b: {{campaign: again}}}}
+"""
+
+
+def test_the_compared_campaigns_folder_is_given_found_beside_by_its_name_or_shipped(tmp_path: Path) -> None:
+    from sctpbench.analysis import claims
+    from sctpbench.campaign import shipped
+
+    path = tmp_path / "two.claims.yaml"
+    path.write_text(TWO)
+    loaded = claims.load(path)
+    folder = tmp_path / "runs" / "this"
+    folder.mkdir(parents=True)
+    assert check.other_folders(folder, loaded, ["again=/x/y"]) == {"again": Path("/x/y")}
+    assert check.other_folders(folder, loaded, []) == {"again": tmp_path / "runs" / "tiny-virtual"}  # its campaign's name
+    (folder / campaign_files.SHIPPED).write_text("{}")
+    assert check.other_folders(folder, loaded, []) == {"again": shipped.default_folder(ROOT / "tests/data/campaigns/tiny-virtual.yaml")}
+    (tmp_path / "runs" / "tiny-virtual").mkdir()  # beside it after all: that one
+    assert check.other_folders(folder, loaded, []) == {"again": tmp_path / "runs" / "tiny-virtual"}
+    for bad in ("again", "other=/x"):
+        with pytest.raises(SpecError, match=f"^--with {bad}: allowed: NAME=FOLDER with NAME one of the claims file's campaigns: again$"):
+            check.other_folders(folder, loaded, [bad])
+    none = claims.load(CLAIMS)
+    with pytest.raises(SpecError, match="campaigns: none$"):
+        check.other_folders(folder, none, ["again=/x"])
