@@ -98,7 +98,7 @@ def test_holb_is_the_wait_for_an_earlier_message_of_the_same_stream() -> None:
     holb = multipath.holb_ns(arrived)
     assert holb == {0: 0, 1: 18 * MS, 2: 0, 3: 16 * MS, 5: 0}
     m = multipath.holb_metrics(list(holb.values()), arrived)
-    assert m["holb_mean_ms"] == pytest.approx(34 / 5)
+    assert m["holb_mean_ms"] == pytest.approx(34 / 5, rel=1e-12)
     assert m["holb_share"] == pytest.approx(2 / 5)
     # arrived before one sent earlier: 1, 2, 3, 4 (all before message 0)
     assert m["reordered_share"] == pytest.approx(4 / 6)
@@ -109,7 +109,7 @@ def test_holb_p99_is_the_99th_percentile_of_the_waits_not_their_middle() -> None
     two, at rank 0.99 × 99 = 98.01 (linear interpolation): 50 + 0.01 × 50 = 50.5 ms."""
     waits = [0] * 98 + [50 * MS, 100 * MS]
     m = multipath.holb_metrics(waits, [_a(0, 0, 0)])
-    assert m["holb_p99_ms"] == pytest.approx(50.5)
+    assert m["holb_p99_ms"] == pytest.approx(50.5, rel=1e-12)
     assert m["holb_mean_ms"] == pytest.approx(1.5) and m["holb_share"] == pytest.approx(0.02)
 
 
@@ -165,15 +165,17 @@ def _sent(*seq_stream: tuple[int, int]) -> records.Records:
 def test_a_messages_arrival_is_its_first_capture_at_the_server_on_either_path(tmp_path: Path) -> None:
     """Message 0 came first on path two (a retransmission elsewhere came later); message 1
     twice on one; message 2 in one instant on both paths keeps the first path's; message 3 is
-    unordered; what the server sent, and a message the client never sent, are no arrivals."""
+    unordered; what the server sent (first in its file), and a message the client never sent
+    (also bundled before messages 1 and 3), are no arrivals, and the packets and chunks after
+    them are still read."""
     assoc = _plan_assoc(tmp_path)
     (tmp_path / "captures").mkdir()
     pk.write_pcap(tmp_path / "captures" / "one-b.pcap", [
+        (5, B_ONE, A_ONE, pk.sctp(5000, 40000, _data(4))),     # the server's DATA, towards the client
         (30, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(0))),
-        (10, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(1), _data(3, unordered=True))),
+        (10, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(99), _data(1), _data(3, unordered=True))),
         (50, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(1))),
         (40, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(2))),
-        (5, B_ONE, A_ONE, pk.sctp(5000, 40000, _data(4))),     # the server's DATA, towards the client
         (6, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(99))),    # not in the client's records
     ])
     pk.write_pcap(tmp_path / "captures" / "two-b.pcap", [
@@ -233,6 +235,10 @@ def test_holb_and_reordering_follow_the_sending_order_whatever_the_order_given()
     arrived = [_a(3, 0, 14), _a(1, 0, 12), _a(0, 0, 30, path="two"), _a(2, 1, 13)]
     assert multipath.holb_ns(arrived) == {0: 0, 1: 18 * MS, 2: 0, 3: 16 * MS}
     assert multipath.reordered_share(arrived) == pytest.approx(3 / 4)
+
+
+def test_a_wait_of_one_nanosecond_is_a_wait() -> None:
+    assert multipath.holb_metrics([0, 1], [_a(0, 0, 0)])["holb_share"] == 0.5
 
 
 def test_captured_arrivals_without_an_ordered_message_have_no_holb_figures_but_a_reordering_share() -> None:
