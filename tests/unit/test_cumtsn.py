@@ -104,6 +104,7 @@ def test_the_rates_window_starts_no_earlier_than_the_switch() -> None:
     assert cumtsn.time_to_rate(curve, 1000 * MS, 100.0) == 500 * MS
     assert cumtsn.time_to_rate(curve, 1000 * MS, 125.0) == 500 * MS  # 50 chunks: exactly 0.8 × 62.5
     assert cumtsn.time_to_rate(curve, 1000 * MS, 126.0) is None
+    assert cumtsn.time_to_rate(curve, 1000 * MS, 125.0000001) is None  # 50 chunks short of 50.00000004 (a window in ns / 1e9)
     assert cumtsn.time_to_rate([], 0, 1.0) is None
 
 
