@@ -277,3 +277,18 @@ def test_decisions_and_switches_are_taken_in_time_order_whatever_the_order_given
     assert handover.primary_changes("primary", given) == [(2000 * MS, "secondary"), (3000 * MS, "primary")]
     assert [(s.t_ns, s.from_path, s.to) for s in handover.switches("primary", given, _messages())] == [
         (2000 * MS, "primary", "secondary"), (3000 * MS, "secondary", "primary")]
+
+
+def test_time_on_paths_adds_every_stretch_of_a_path_to_the_last_nanosecond() -> None:
+    """Primary 1-2 s and 3-4 s, secondary 2-3 s and 4-6 s: each path's stretches added, in
+    seconds exactly (the ns divided by 1e9)."""
+    changes = [(2 * S, "secondary"), (3 * S, "primary"), (4 * S, "secondary")]
+    assert handover.time_on_paths("primary", changes, 1 * S, 6 * S) == {"primary": 2.0, "secondary": 3.0}
+    assert handover.time_on_paths("primary", [(1 * S + 1, "secondary")], 1 * S, 2 * S) == {"primary": 1e-9, "secondary": 1 - 1e-9}
+
+
+def test_handover_figures_are_in_ms_to_the_last_digit() -> None:
+    decided = [Decision(3000 * MS, "secondary", "policy")]
+    (switch,) = handover.switches("primary", decided, _messages(3000, one_way_ms=7))
+    m = handover.handover_metrics([switch], 1)
+    assert (m["handover_delay_ms"], m["handover_delay_max_ms"], m["handover_mtt_mean_ms"], m["handover_mmtt_ms"]) == (7.0, 7.0, 7.0, 7.0)
