@@ -141,3 +141,43 @@ def test_the_compared_campaigns_folder_is_given_found_beside_by_its_name_or_ship
     none = claims.load(CLAIMS)
     with pytest.raises(SpecError, match="campaigns: none$"):
         check.other_folders(folder, none, ["again=/x"])
+
+
+def test_check_prints_the_modes_and_the_tally_with_where_the_verdicts_went(campaign: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["campaign", "check", str(campaign), str(CLAIMS), "--modes", "detection_time_ms,failover_time_ms"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("modes across runs (analysis/modes.py):")
+    assert [line.split()[:2] for line in out[at + 1:at + 5]] == [
+        ["sctp.path_max_retrans=1", "detection_time_ms"], ["sctp.path_max_retrans=1", "failover_time_ms"],
+        ["sctp.path_max_retrans=2", "detection_time_ms"], ["sctp.path_max_retrans=2", "failover_time_ms"]]
+    assert out[-1] == f"6 hold, 2 contradicted, 2 inconclusive; verdicts in {campaign / campaign_files.CLAIMS}"
+    assert at + 5 == len(out) - 1  # the modes, then the tally
+
+
+def test_the_tally_counts_claims_not_exercised_and_nothing_contradicted_exits_0(tmp_path: Path, campaign: Path,
+                                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "unmet.claims.yaml"
+    path.write_text(f"""paper: "tests: unmet"
+campaign: {ROOT}/tests/data/campaigns/tiny-virtual.yaml
+axes:
+  pmr: {{key: sctp.path_max_retrans, values: {{one: 1, two: 2}}}}
+claims:
+  - id: sooner
+    says: "x"
+    where: "test"
+    metric: detection_time_ms
+    kind: less
+    a: {{pmr: one}}
+    b: {{pmr: two}}
+  - id: unmet
+    says: "x"
+    where: "test"
+    metric: detection_time_ms
+    kind: less
+    a: {{pmr: one}}
+    b: {{pmr: two}}
+    requires: [{{metric: detection_time_ms, below: 1ms}}]
+""")
+    assert cli.main(["campaign", "check", str(campaign), str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"1 hold, 0 contradicted, 0 inconclusive, 1 not exercised; verdicts in {campaign / campaign_files.CLAIMS}")
