@@ -217,6 +217,7 @@ def test_the_report_shows_the_claims_and_the_modes(campaign: Path) -> None:
     ([10.0, 10.0, 20.0, 20.0], [(10.0, 2), (20.0, 2)]),
     ([0.0, 0.0, 25.0, 25.0, 100.0], [(0.0, 2), (25.0, 2), (100.0, 1)]),
     ([10.0, 100.0], [(10.0, 1), (100.0, 1)]),
+    ([0.1, 0.9], [(0.1, 1), (0.9, 1)]),  # a side of one run has no gap inside it, not one of 1
     # The range is the highest value less the lowest, and each side is split against it.
     ([1.0, 1.0, 26.0, 26.0, 101.0], [(1.0, 2), (26.0, 2), (101.0, 1)]),  # 25 is a quarter of 100
     ([0.0, 2.0, 26.6, 26.6, 100.0], [(14.3, 4), (100.0, 1)]),  # 24.6 is less than a quarter of 100

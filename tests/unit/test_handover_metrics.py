@@ -179,3 +179,116 @@ def test_path_switches_count_primary_changes_not_every_handover() -> None:
     m = handover.handover_metrics(switches, len(changes))
     assert m["path_switches"] == 1
     assert m["handover_delay_max_ms"] == pytest.approx(10.0)  # the move's delay is None: nothing arrives on third
+
+
+def test_a_switch_record_without_t0_and_with_nothing_delivered_in_its_window() -> None:
+    lost = (Message(0, 2500 * MS, None, None), Message(1, 2600 * MS, None, None))
+    summary = handover.Switch(3000 * MS, "primary", "secondary", "policy", None, lost).to_dict(None)
+    assert summary == {"t_rel_s": None, "from": "primary", "to": "secondary", "cause": "policy", "delay_ms": None,
+                       "mtt_mean_ms": None, "mmtt_ms": None, "messages": 2, "undelivered": 2}
+    # One of three delivered: its MTT alone makes the figures (the lost ones are no zero).
+    mixed = handover.Switch(3000 * MS, "primary", "secondary", "policy", 5 * MS, (*lost, Message(2, 2700 * MS, 2730 * MS, "secondary")))
+    got = mixed.to_dict(1000 * MS)
+    assert (got["t_rel_s"], got["delay_ms"], got["mtt_mean_ms"], got["mmtt_ms"], got["undelivered"]) == (2.0, 5.0, 30.0, 30.0, 2)
+
+
+def test_the_window_runs_from_1_s_before_the_decision_to_2_s_after_it_excluded() -> None:
+    """Messages every 20 ms; a decision at 3 s: the one generated at exactly 2 s is in, the one
+    at exactly 5 s is out: 150 messages."""
+    messages = _messages(None)
+    window = handover.in_window(3000 * MS, messages)
+    assert (window[0].t_gen_ns, window[-1].t_gen_ns, len(window)) == (2000 * MS, 4980 * MS, 150)
+
+
+def test_the_delay_counts_a_delivery_at_the_decisions_instant_on_the_new_path_only() -> None:
+    messages = [Message(0, 0, 3000 * MS, "primary"), Message(1, 0, 2999 * MS, "secondary"),
+                Message(2, 0, 3000 * MS, "secondary"), Message(3, 0, None, "secondary")]
+    assert handover.delay_ns(3000 * MS, "secondary", messages) == 0
+    assert handover.delay_ns(3000 * MS, "secondary", messages[:2]) is None
+    assert handover.delay_ns(2000 * MS, "primary", messages) == 1000 * MS
+
+
+def test_decisions_leave_out_other_associations_and_other_records_and_sort_their_steps() -> None:
+    """A PRIMARY_SET to an address not of this association, another event record and a policy
+    switch to another association's address are no decisions; the timeline's steps, given out
+    of order, are read in time order; a step without a detail is a plain `primary`, and one
+    whose detail is no cause either."""
+    client = records.Records(events=[(1000 * MS, "primary", "198.18.9.2"), (1500 * MS, "start", "198.18.1.2"),
+                                     (2000 * MS, "primary", "198.18.1.2"), (5000 * MS, "primary", "198.18.0.2"),
+                                     (7000 * MS, "primary", "198.18.2.2")],
+                             policy=[records.PolicyDecision(2500 * MS, "switch", "198.18.0.2", "198.18.9.2", "198.18.9.2", "x", ())])
+    events = [_event("primary", 4000, "primary", "set_primary"), _event("primary", 1900, "secondary", "handover"),
+              _event("primary", 6000, "third") | {"detail": None}]
+    assert handover.decisions(client, events, PATH_OF, PATHS) == [
+        Decision(2000 * MS, "secondary", "handover"), Decision(5000 * MS, "primary", "set_primary"),
+        Decision(7000 * MS, "third", "primary")]
+    odd = [_event("primary", 1900, "secondary", "whatever")]
+    assert [d.cause for d in handover.decisions(client, odd, PATH_OF, PATHS)] == ["primary", "primary", "primary"]
+
+
+def test_a_pingpong_step_is_read_from_degrade_steps_only_and_a_lone_path_moves_away_from_none() -> None:
+    events = [_event("degrade", 1000, "primary", "forward delay 10ms (pingpong to primary)"),
+              _event("restore", 1000, "secondary", "forward delay 80ms (pingpong to primary)"),
+              _event("degrade", 2000, "primary", "forward delay 10ms (pingpong to primary)", lag_ms=2)]
+    # Two steps of the pair {primary}: the second is a move, with no path to have moved away from.
+    assert [m for _, m in handover.pingpong_moves(events)] == [
+        Decision(2002 * MS, "primary", "pingpong", None, changes_primary=False)]
+    assert handover.decisions(records.Records(), events, PATH_OF, PATHS) == []  # no `away` of the association's
+    assert handover.pingpong_moves([_event("degrade", 1000, "primary", "forward delay 10ms")]) == []
+
+
+def test_time_on_paths_at_the_workloads_edges() -> None:
+    """A change at exactly the end is not taken (its path gets no entry); one at exactly the start starts the run
+    on it; two changes in one instant leave the last; a change after the end is ignored even if
+    the list is not over."""
+    assert handover.time_on_paths("primary", [(3 * S, "secondary")], 1 * S, 3 * S) == {"primary": 2.0}
+    assert handover.time_on_paths("primary", [(1 * S, "secondary")], 1 * S, 3 * S) == {"primary": 0.0, "secondary": 2.0}
+    assert handover.time_on_paths("primary", [(2 * S, "secondary"), (2 * S, "third")], 1 * S, 3 * S) == pytest.approx(
+        {"primary": 1.0, "secondary": 0.0, "third": 1.0})
+    assert handover.time_on_paths("primary", [(4 * S, "secondary"), (5 * S, "third")], 1 * S, 3 * S) == {"primary": 2.0}
+    assert handover.time_on_paths("primary", [], 3 * S, 1 * S) == {"primary": 0.0}  # no negative time
+
+
+def test_delivered_share_leaves_out_messages_without_a_path() -> None:
+    messages = [Message(0, 0, 10, "primary"), Message(1, 0, 10, ""), Message(2, 0, 10, "secondary"),
+                Message(3, 0, None, "secondary"), Message(4, 0, 10, "secondary")]
+    assert handover.delivered_share(messages) == pytest.approx({"primary": 1 / 3, "secondary": 2 / 3})
+    assert list(handover.delivered_share(list(reversed(messages)))) == ["primary", "secondary"]
+
+
+def test_two_associations_equal_messages_each_count_in_the_pooled_mtt() -> None:
+    """Two associations' switches whose windows hold messages equal in value: each counts (by
+    identity), while a message in two windows of one association counts once."""
+    fast, slow = Message(0, 2500 * MS, 2510 * MS, "primary"), Message(1, 2600 * MS, 2630 * MS, "primary")
+    twin = Message(0, 2500 * MS, 2510 * MS, "primary")  # the other association's, equal to `fast`
+    a = handover.Switch(3000 * MS, "primary", "secondary", "policy", None, (fast, slow))
+    b = handover.Switch(3100 * MS, "secondary", "primary", "policy", None, (fast, slow))
+    other = handover.Switch(3000 * MS, "primary", "secondary", "policy", None, (twin,))
+    assert handover.handover_metrics([a, b], 2)["handover_mtt_mean_ms"] == pytest.approx(20.0)
+    assert handover.handover_metrics([a, b, other], 3)["handover_mtt_mean_ms"] == pytest.approx(50 / 3)
+
+
+def test_decisions_and_switches_are_taken_in_time_order_whatever_the_order_given() -> None:
+    client = records.Records(events=[(3000 * MS, "primary", "198.18.0.2")],
+                             policy=[records.PolicyDecision(2000 * MS, "switch", "198.18.0.2", "198.18.1.2", "198.18.1.2", "x", ())])
+    assert handover.decisions(client, [], PATH_OF, PATHS) == [Decision(2000 * MS, "secondary", "policy"),
+                                                              Decision(3000 * MS, "primary", "primary")]
+    given = [Decision(3000 * MS, "primary", "primary"), Decision(2000 * MS, "secondary", "policy")]
+    assert handover.primary_changes("primary", given) == [(2000 * MS, "secondary"), (3000 * MS, "primary")]
+    assert [(s.t_ns, s.from_path, s.to) for s in handover.switches("primary", given, _messages())] == [
+        (2000 * MS, "primary", "secondary"), (3000 * MS, "secondary", "primary")]
+
+
+def test_time_on_paths_adds_every_stretch_of_a_path_to_the_last_nanosecond() -> None:
+    """Primary 1-2 s and 3-4 s, secondary 2-3 s and 4-6 s: each path's stretches added, in
+    seconds exactly (the ns divided by 1e9)."""
+    changes = [(2 * S, "secondary"), (3 * S, "primary"), (4 * S, "secondary")]
+    assert handover.time_on_paths("primary", changes, 1 * S, 6 * S) == {"primary": 2.0, "secondary": 3.0}
+    assert handover.time_on_paths("primary", [(1 * S + 1, "secondary")], 1 * S, 2 * S) == {"primary": 1e-9, "secondary": 1 - 1e-9}
+
+
+def test_handover_figures_are_in_ms_to_the_last_digit() -> None:
+    decided = [Decision(3000 * MS, "secondary", "policy")]
+    (switch,) = handover.switches("primary", decided, _messages(3000, one_way_ms=7))
+    m = handover.handover_metrics([switch], 1)
+    assert (m["handover_delay_ms"], m["handover_delay_max_ms"], m["handover_mtt_mean_ms"], m["handover_mmtt_ms"]) == (7.0, 7.0, 7.0, 7.0)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sctpbench.analysis import cumtsn, reordering, sources
+from sctpbench.collectors import captures
 from sctpbench.model import spec
 from sctpbench.plan import build as plan_build
 from sctpbench.plan.data import Association
@@ -128,3 +129,25 @@ def test_the_new_paths_rate_is_reached_when_half_a_second_carries_80_percent_of_
     curve = cumtsn.held(_table(points), "main")
     assert cumtsn.time_to_rate(curve, 1000 * MS, 100.0) == 1400 * MS
     assert cumtsn.time_to_rate(curve, 1000 * MS, 1000.0) is None
+
+
+def test_the_clients_packets_of_each_path_read_once_a_file(tmp_path: Path, assoc: Association) -> None:
+    """A path without a capture has no packets; files already read (another association
+    between the same hosts) are not read again; the filter given is the one applied."""
+    (tmp_path / "captures").mkdir()
+    home = pk.write_pcap(tmp_path / "captures" / "home-mn.pcap", [
+        (1, MN["home"], CN["home"], _out(40000, pk.init_chunk(7))),
+        (2, MN["home"], CN["home"], _out(40000, pk.data_chunk(7))),
+        (3, CN["home"], MN["home"], pk.sctp(5000, 40000, pk.sack_chunk(7))),
+    ])
+    pk.write_pcap(tmp_path / "captures" / "target-cn.pcap", [(1, CN["target"], MN["target"], pk.sctp(5000, 40000, pk.sack_chunk(7)))])
+    read: dict[Path, list[captures.Packet]] = {}
+    got = cumtsn.client_packets(tmp_path, assoc, cumtsn.INIT_OR_SACK, read)
+    assert list(got) == ["home", "target"] and got["target"] == []
+    assert [p.chunk_types for p in got["home"]] == [["INIT"], ["SACK"]]
+    assert read == {home: got["home"], tmp_path / "captures" / "target-mn.pcap": []}
+    read[home] = got["home"][:1]
+    assert len(cumtsn.client_packets(tmp_path, assoc, cumtsn.INIT_OR_SACK, read)["home"]) == 1
+    with_data = captures.either(cumtsn.INIT_OR_SACK, captures.with_chunks(captures.CHUNK_DATA))
+    assert len(cumtsn.client_packets(tmp_path, assoc, with_data)["home"]) == 3
+    assert cumtsn.Ends.of(assoc) == cumtsn.Ends(frozenset(MN.values()), frozenset(CN.values()), 5000)

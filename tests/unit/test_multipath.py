@@ -2,16 +2,19 @@
 left out of the run id at its default), the agent's `sched` records, and the multipath metrics:
 head-of-line blocking, reordering, path share and MTT per stream (analysis/multipath.py)."""
 
+import struct
 from pathlib import Path
 
 import pytest
 
 from sctpbench.analysis import multipath
 from sctpbench.analysis.multipath import Arrival
-from sctpbench.collectors import records
+from sctpbench.collectors import captures, records
 from sctpbench.model import spec
 from sctpbench.model.errors import SpecError
 from sctpbench.plan import build as plan
+from sctpbench.plan.data import Association
+from tests.support import packets as pk
 
 TOPOLOGY = """topology:
   hosts: [a, b]
@@ -95,7 +98,7 @@ def test_holb_is_the_wait_for_an_earlier_message_of_the_same_stream() -> None:
     holb = multipath.holb_ns(arrived)
     assert holb == {0: 0, 1: 18 * MS, 2: 0, 3: 16 * MS, 5: 0}
     m = multipath.holb_metrics(list(holb.values()), arrived)
-    assert m["holb_mean_ms"] == pytest.approx(34 / 5)
+    assert m["holb_mean_ms"] == pytest.approx(34 / 5, rel=1e-12)
     assert m["holb_share"] == pytest.approx(2 / 5)
     # arrived before one sent earlier: 1, 2, 3, 4 (all before message 0)
     assert m["reordered_share"] == pytest.approx(4 / 6)
@@ -106,7 +109,7 @@ def test_holb_p99_is_the_99th_percentile_of_the_waits_not_their_middle() -> None
     two, at rank 0.99 × 99 = 98.01 (linear interpolation): 50 + 0.01 × 50 = 50.5 ms."""
     waits = [0] * 98 + [50 * MS, 100 * MS]
     m = multipath.holb_metrics(waits, [_a(0, 0, 0)])
-    assert m["holb_p99_ms"] == pytest.approx(50.5)
+    assert m["holb_p99_ms"] == pytest.approx(50.5, rel=1e-12)
     assert m["holb_mean_ms"] == pytest.approx(1.5) and m["holb_share"] == pytest.approx(0.02)
 
 
@@ -136,3 +139,109 @@ def test_mtt_from_the_schedule_counts_the_senders_backlog() -> None:
     assert multipath.sched_mtt_ns(client, server) == [50]  # message 1 has no schedule (saturate)
     assert multipath.sched_mtt_metrics([50 * MS]) == {"sched_mtt_mean_ms": 50.0, "sched_mtt_p99_ms": 50.0}
     assert multipath.sched_mtt_metrics([]) == dict.fromkeys(multipath.SCHED_MTT_KEYS)
+
+
+# ---------------------------------------------------------------- arrivals from the captures
+
+A_ONE, B_ONE, A_TWO, B_TWO = "198.18.0.1", "198.18.0.2", "198.18.1.1", "198.18.1.2"  # _load's plan: a client, b server
+
+
+def _plan_assoc(tmp_path: Path) -> Association:
+    assoc = plan.build(_load(tmp_path, ""), 1, "agent").associations[0]
+    assert {p.path: (p.client_address, p.server_address) for p in assoc.paths} == {"one": (A_ONE, B_ONE), "two": (A_TWO, B_TWO)}
+    return assoc
+
+
+def _data(seq: int, *, unordered: bool = False) -> bytes:
+    """A DATA chunk that starts a message (B bit) whose payload opens with the agent's sequence number."""
+    flags = 0x02 | 0x01 | (multipath.DATA_U_BIT if unordered else 0)
+    return struct.pack("!BBHIHHI", captures.CHUNK_DATA, flags, 16 + 16, 100 + seq, 0, 0, 0) + struct.pack("!QQ", seq, 0)
+
+
+def _sent(*seq_stream: tuple[int, int]) -> records.Records:
+    return records.Records(tx=[records.Tx(0, seq, stream, 200, 0) for seq, stream in seq_stream])
+
+
+def test_a_messages_arrival_is_its_first_capture_at_the_server_on_either_path(tmp_path: Path) -> None:
+    """Message 0 came first on path two (a retransmission elsewhere came later); message 1
+    twice on one; message 2 in one instant on both paths keeps the first path's; message 3 is
+    unordered; what the server sent (first in its file), and a message the client never sent
+    (also bundled before messages 1 and 3), are no arrivals, and the packets and chunks after
+    them are still read."""
+    assoc = _plan_assoc(tmp_path)
+    (tmp_path / "captures").mkdir()
+    pk.write_pcap(tmp_path / "captures" / "one-b.pcap", [
+        (5, B_ONE, A_ONE, pk.sctp(5000, 40000, _data(4))),     # the server's DATA, towards the client
+        (30, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(0))),
+        (10, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(99), _data(1), _data(3, unordered=True))),
+        (50, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(1))),
+        (40, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(2))),
+        (6, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(99))),    # not in the client's records
+    ])
+    pk.write_pcap(tmp_path / "captures" / "two-b.pcap", [
+        (20, A_TWO, B_TWO, pk.sctp(40000, 5000, _data(0))),
+        (40, A_TWO, B_TWO, pk.sctp(40000, 5000, _data(2))),
+    ])
+    client = _sent((0, 0), (1, 0), (2, 1), (3, 1), (4, 0))
+    got = multipath.arrivals(tmp_path, assoc, client)
+    assert got == [Arrival(0, 0, True, pk.T0 + 20 * MS, "two"), Arrival(1, 0, True, pk.T0 + 10 * MS, "one"),
+                   Arrival(2, 1, True, pk.T0 + 40 * MS, "one"), Arrival(3, 1, False, pk.T0 + 10 * MS, "one")]
+    # The client's own captures (host=a) hold its first departures instead.
+    pk.write_pcap(tmp_path / "captures" / "one-a.pcap", [(1, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(1)))])
+    assert multipath.arrivals(tmp_path, assoc, client, host="a") == [Arrival(1, 0, True, pk.T0 + 1 * MS, "one")]
+
+
+def test_no_server_capture_is_no_arrivals_and_an_empty_one_is_none_arrived(tmp_path: Path) -> None:
+    assoc = _plan_assoc(tmp_path)
+    (tmp_path / "captures").mkdir()
+    pk.write_pcap(tmp_path / "captures" / "one-a.pcap", [(1, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(0)))])
+    assert multipath.arrivals(tmp_path, assoc, _sent((0, 0))) is None
+    pk.write_pcap(tmp_path / "captures" / "two-b.pcap", [])
+    assert multipath.arrivals(tmp_path, assoc, _sent((0, 0))) == []
+
+
+def test_the_associations_multipath_section() -> None:
+    arrived = [_a(0, 0, 10), _a(1, 0, 5, ordered=False)]
+    section = multipath.association_summary(arrived, {0: 0}, ["two", "one", None], [(0, 10 * MS)], {"198.18.0.2": 3})
+    assert section == {"path_share": {"one": 0.5, "two": 0.5}, "mtt_per_stream": {"0": {"messages": 1, "mtt_mean_ms": 10.0, "mtt_p99_ms": 10.0}},
+                       "holb_messages": 1, "arrivals_captured": 2, "scheduled_on": {"198.18.0.2": 3}}
+    none = multipath.association_summary(None, {}, [], [], {})
+    assert (none["holb_messages"], none["arrivals_captured"], none["path_share"], none["mtt_per_stream"]) == (None, None, {}, {})
+
+
+def test_path_share_is_in_path_order_and_empty_without_a_known_path() -> None:
+    assert list(multipath.path_share(["two", "one", "two"])) == ["one", "two"]
+    assert multipath.path_share([None, None]) == {} and multipath.path_share([]) == {}
+
+
+def test_mtt_per_stream_p99_is_the_99th_percentile_of_each_stream() -> None:
+    """101 messages at 0 … 100 ms: p99 at rank 99 is 99 ms (neither the maximum nor the mean);
+    streams in number order, keyed by their number as text."""
+    per = multipath.mtt_per_stream([(2, 5 * MS)] + [(0, i * MS) for i in range(101)])
+    assert list(per) == ["0", "2"]
+    assert per["0"] == {"messages": 101, "mtt_mean_ms": pytest.approx(50.0), "mtt_p99_ms": pytest.approx(99.0)}
+    assert multipath.mtt_per_stream([]) == {}
+
+
+def test_mtt_from_the_schedule_p99_and_messages_not_delivered() -> None:
+    sched = multipath.sched_mtt_metrics([i * MS for i in range(101)])
+    assert sched == {"sched_mtt_mean_ms": pytest.approx(50.0), "sched_mtt_p99_ms": pytest.approx(99.0)}
+    client = records.Records(tx=[records.Tx(100, 0, 0, 200, 101, 90), records.Tx(200, 1, 0, 200, 201, 190)])
+    server = records.Records(rx=[records.Rx(150, 0, 0, 200, 100, "x")])  # message 1 never arrived
+    assert multipath.sched_mtt_ns(client, server) == [60]
+
+
+def test_holb_and_reordering_follow_the_sending_order_whatever_the_order_given() -> None:
+    arrived = [_a(3, 0, 14), _a(1, 0, 12), _a(0, 0, 30, path="two"), _a(2, 1, 13)]
+    assert multipath.holb_ns(arrived) == {0: 0, 1: 18 * MS, 2: 0, 3: 16 * MS}
+    assert multipath.reordered_share(arrived) == pytest.approx(3 / 4)
+
+
+def test_a_wait_of_one_nanosecond_is_a_wait() -> None:
+    assert multipath.holb_metrics([0, 1], [_a(0, 0, 0)])["holb_share"] == 0.5
+
+
+def test_captured_arrivals_without_an_ordered_message_have_no_holb_figures_but_a_reordering_share() -> None:
+    arrived = [_a(0, 0, 10, ordered=False), _a(1, 0, 5, ordered=False)]
+    assert multipath.holb_metrics(list(multipath.holb_ns(arrived).values()), arrived) == {
+        "holb_mean_ms": None, "holb_p99_ms": None, "holb_share": None, "reordered_share": 0.5}

@@ -1,0 +1,80 @@
+"""How a refused experiment is worded (model/wording.py), piece by piece on constructed errors:
+where (the line, or the --set to blame), the key, and what is wrong, with long inputs cut at
+their limits (tests/unit/test_hostile_input.py and test_spec.py go through the loader)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sctpbench.model import wording
+from sctpbench.model.experiment import Experiment
+from sctpbench.model.wording import Source
+
+SOURCE = Source("x.yaml", {(): 1, ("sctp",): 3, ("sctp", "rto_min"): 4}, {("workload",): "workload.rate=5"})
+
+
+def test_a_message_names_the_deepest_line_known_or_the_set_that_put_the_key_there() -> None:
+    assert SOURCE.where(("sctp", "rto_min")) == "x.yaml:4"
+    assert SOURCE.where(("sctp", "rto_max")) == "x.yaml:3"  # the section's line
+    assert SOURCE.where(("other",)) == "x.yaml:1"
+    assert SOURCE.where(("workload", "rate", "x")) == "--set workload.rate=5"
+    blamed = Source("x.yaml", {("sctp", "rto_min"): 4}, {("sctp",): "sctp={rto_min: soon}"})
+    assert blamed.where(("sctp", "rto_min")) == "--set sctp={rto_min: soon}"  # the override, not the file's deeper line
+    assert Source("y.yaml", {}, {}).where(("a",)) == "y.yaml"
+
+
+def test_long_inputs_are_cut_at_their_limits() -> None:
+    assert wording.set_label("a" * 100) == "--set " + "a" * 100
+    assert wording.set_label("a" * 101) == "--set " + "a" * 100 + "… (101 characters)"
+    assert wording.short("a" * 58) == repr("a" * 58)  # 60 characters with its quotes
+    assert wording.short("a" * 59) == repr("a" * 59)[:60] + "… (61 characters)"
+    assert wording.short("abcdef", 5) == "'abcd… (8 characters)"
+    assert wording.shown_key(("a" * 200,)) == "a" * 200
+    assert wording.shown_key(("a" * 100, "b" * 100)) == "a" * 100 + "." + "b" * 99 + "… (201 characters)"
+    assert wording.shown_key(()) == "(top level)"
+
+
+def test_a_child_is_found_by_key_as_given_or_as_text_and_by_index() -> None:
+    assert wording._child({"1": 5}, 1) == 5 and wording._child({1: 6}, 1) == 6
+    assert wording._child([1, 2], "1") == 2 and wording._child([1, 2], "2") is None and wording._child([1, 2], "x") is None
+    assert wording._child("text", 0) is None
+
+
+def _error(kind: str, loc: tuple[str, ...], value: Any, **ctx: Any) -> dict[str, Any]:
+    return {"type": kind, "loc": loc, "input": value, "ctx": ctx, "msg": "Input should be an integer"}
+
+
+def test_each_kind_of_bad_value_is_worded_with_what_is_allowed() -> None:
+    detail = lambda e: wording.value_detail(e, wording.NAME_HELP)  # noqa: E731
+    assert detail(_error("string_too_long", ("name",), "abc", max_length=2)) == "'abc' is too long; allowed: at most 2 characters"
+    assert detail(_error("literal_error", ("k",), "x", expected="'a' or 'b'")) == "'x' is not allowed; allowed: 'a' or 'b'"
+    words = {"less_than_equal": "at most", "greater_than_equal": "at least", "less_than": "less than", "greater_than": "more than"}
+    for kind, said in words.items():
+        # a duration's bound in the file's units; another number's as it is
+        assert detail(_error(kind, ("sctp", "rto_min"), 5, bound=1_000_000)) == f"5 is out of range; allowed: {said} 1ms"
+        assert detail(_error(kind, ("sctp", "path_max_retrans"), 5, bound=1_000_000)) == f"5 is out of range; allowed: {said} 1000000"
+    assert detail(_error("int_parsing", ("k",), "x")) == "Input should be an integer (got 'x')"
+    long = "z" * 300
+    cut = detail(_error("value_error", ("k",), long, error=ValueError(f"bad {long!r} here")))
+    assert cut.startswith("bad 'zzz") and cut.endswith("… (302 characters) here") and len(cut) < 120
+
+
+def test_a_pattern_is_described_by_its_own_rule() -> None:
+    detail = lambda loc, pattern: wording.value_detail(_error("string_pattern_mismatch", loc, "zz", pattern=pattern), "N")  # noqa: E731
+    assert detail(("a", "b"), "^q$") == "'zz' does not have the expected form; allowed: text matching ^q$"
+    assert detail(("influx", "url"), "^q$") == f"'zz' is not a valid URL; allowed: {wording.FIELD_HELP[('influx', 'url')]}"
+    assert detail(("a", "b"), wording.NAME_PATTERN) == f"'zz' is not a valid name; allowed: {wording.NAME_HELP}"
+    assert detail(("a", "b"), r"^[A-Za-z0-9][A-Za-z0-9_.-]*$") == f"'zz' is not a valid name; allowed: {wording.FILE_NAME_HELP}"
+
+
+def test_an_unknown_or_missing_key_names_the_keys_of_its_section() -> None:
+    sctp = ", ".join(Experiment.model_fields["sctp"].annotation.model_fields)  # type: ignore[union-attr]
+    assert wording.describe(_error("extra_forbidden", ("sctp", "bogus"), 1), SOURCE) == f"x.yaml:3: sctp.bogus: unknown key; allowed: {sctp}"
+    assert wording.describe(_error("extra_forbidden", ("nowhere", "bogus"), 1), SOURCE) == (
+        "x.yaml:1: nowhere.bogus: unknown key; allowed: see the documentation")
+    assert wording.describe(_error("missing", ("topology",), {}), SOURCE) == (
+        "x.yaml:1: topology: required key is missing (a mapping with keys hosts, paths, emulator, source_routing)")
+    assert wording.describe(_error("missing", ("sctp", "rto_min"), {}), SOURCE) == "x.yaml:4: sctp.rto_min: required key is missing"
+    # a validator's step in the location is no key
+    assert wording.describe(_error("int_parsing", ("sctp", "function-after[x]", "rto_min"), "q"), SOURCE) == (
+        "x.yaml:4: sctp.rto_min: Input should be an integer (got 'q')")
