@@ -13,8 +13,8 @@ Workers are separate processes, not threads, because only a process can be told 
 stop: on Ctrl-C the parent sends each worker one SIGINT, the worker's runner tears its
 guest down (as `sctpbench run` does) and records the run as interrupted. A worker serves
 one run after another (`serve`): a new process per run paid the interpreter's start and
-the imports again each time, about a CPU-second of a run's eight. A worker that dies is
-replaced for the next run.
+the imports again each time, about 1.8 CPU-s of a seed 003 run's eight. A worker that dies
+is replaced for the next run.
 """
 
 from __future__ import annotations
@@ -154,8 +154,8 @@ def work(experiment: Experiment, repetition: int, directory: Path, backend: str,
     """A worker process of one run (a Dask worker's child): its progress and any crash kept
     in the run folder.
 
-    It starts with SIGINT ignored (see _start) and takes it from here on; a stop that came
-    before that is seen in `stopping`, set before any SIGINT is sent."""
+    It may start with SIGINT ignored (as _Worker.start starts `serve`) and takes it from here
+    on; a stop that came before that is seen in `stopping`, set before any SIGINT is sent."""
     _take_stops()
     if stopping is not None and stopping.is_set():
         sys.exit(130)
@@ -368,6 +368,8 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
             while queue and len(busy) < parallel:
                 run = queue.popleft()
                 session.set_aside(run)
+                while idle and not idle[-1].process.is_alive():  # died while it waited
+                    idle.pop().process.join()
                 worker = idle.pop() if idle else _Worker.start(context, backend, agent, stopping)
                 worker.give(run, run_dir(campaign_dir, run))
                 busy.append(worker)
@@ -387,10 +389,9 @@ def execute(campaign_dir: Path, loaded: Loaded, runs: list[Run], backend: str, a
     except KeyboardInterrupt:
         session.interrupted([w.run for w in busy if w.run is not None], len(queue))
         _stop(busy, idle, stopping, backend, progress)
-    else:
-        for worker in idle:
-            worker.close()
     finally:
+        for worker in idle:  # after _stop they have ended: closing them is then a no-op
+            worker.close()
         signal.signal(signal.SIGTERM, previous_term)
         session.close()
     return session.outcome
