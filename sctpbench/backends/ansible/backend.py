@@ -4,10 +4,12 @@ An inventory (inventory.py) names a machine for every host of the plan (and for 
 and the interface that carries each of its paths. A run goes through the playbooks in
 `playbooks/`, run with ansible-runner:
 
-1. prepare.yml: sctpbench's machine side (a bundle: the package's standard-library
+1. the clock preflight (clocksync.py): refused when the machines' clocks disagree, before
+   anything is put on them (over SSH alone: a UML guest spends minutes in prepare.yml's
+   modules under load, which a refused run need not pay);
+2. prepare.yml: sctpbench's machine side (a bundle: the package's standard-library
    part and the agent binary), the run's files and each machine's share (part.json);
    the agent's version read back;
-2. the clock preflight (clocksync.py): refused when the machines' clocks disagree;
 3. run.yml: every machine runs its share (machine_share.py) on one schedule of the time of
    day, and sends back what it measured, also when it failed;
 4. clean.yml, always, also after a failure or Ctrl-C: nothing of the run stays.
@@ -270,15 +272,15 @@ def run_plan(plan: Plan, run_dir: Path, report: Report, inv: Inventory, agent: P
     facts: dict[str, Any] = {"inventory": str(inv.path), "playbooks": str(PLAYBOOKS), "bundle": books.bundle_id}
     run_vars = {"sb_run_id": plan.run_id, "sb_run_files": str(run_files(plan, run_dir, data_dir))}
     try:
+        facts["clock"] = clocksync.check(inv, plan.hosts)
+        report("clocks agree: " + "; ".join(
+            f"{h} {o['offset_ns'] / 1e6:+.3f} ± {o['uncertainty_ns'] / 1e6:.3f} ms" for h, o in facts["clock"]["machines"].items()))
         started = time.monotonic()
         report(f"preparing {len(plan.hosts)} machines with ansible ({', '.join(plan.hosts)})")
         r = books.run("prepare.yml", run_vars)
         facts["prepare_s"] = round(time.monotonic() - started, 1)
         if r.status != "successful":
             raise BackendError("preparing the machines failed: " + "; ".join(failures(r) or [r.status]))
-        facts["clock"] = clocksync.check(inv, plan.hosts)
-        report("clocks agree: " + "; ".join(
-            f"{h} {o['offset_ns'] / 1e6:+.3f} ± {o['uncertainty_ns'] / 1e6:.3f} ms" for h, o in facts["clock"]["machines"].items()))
         start_ns = start_moment(inv, plan.hosts[0], time.time_ns())
         timeout_s = int((plan.end_ns + plan.drain_timeout_ns + inv.start_margin_ns) / 1e9) + RUN_SLACK_S
         report(f"running on every machine; servers start in {inv.start_margin_ns / 1e9:g} s")
