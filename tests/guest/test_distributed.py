@@ -63,8 +63,10 @@ def _worker(scheduler: str, port: int, logs: Path, env: dict[str, str] | None = 
 def _wait_for_workers(scheduler: str, n: int) -> None:
     import distributed
 
-    with distributed.Client(scheduler, timeout=30, set_as_default=False) as client:
-        client.wait_for_workers(n, timeout=60)
+    # Deadlines, not expectations: a scheduler just started imports Dask first, and at load 12
+    # it was not listening 30 s later (2026-11-29); waiting longer costs nothing when it is.
+    with distributed.Client(scheduler, timeout=180, set_as_default=False) as client:
+        client.wait_for_workers(n, timeout=180)
 
 
 @pytest.fixture(scope="module")
