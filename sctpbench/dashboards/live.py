@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import html
+import math
 import re
 import sys
 import time
@@ -43,6 +44,9 @@ GRID_ROW_PX = 34
 # The least a time series' value axis spans, by unit: an MTT that jitters by a fraction of a µs
 # around 15.0007 ms otherwise fills the panel as two bands 0.0002 ms apart.
 MIN_SPAN = {"ms": 1.0}
+# A histogram's value axis spans at least this share of its largest value too (or MIN_SPAN's):
+# before a failure the MTT distribution drew 10.00065-10.0009 ms, sub-µs jitter as bands.
+MIN_SHARE = 0.05
 STATUS_CLASS = "sb-status"
 SOURCE_PREFIX = "sb-source:"
 
@@ -471,6 +475,30 @@ class StateTimelineView:
         self.box.show_status(Shown(self.drawn.points(), self.drawn.newest(), tuple(self.drawn.series), len(marks), data.error))
 
 
+def _round_step(least: float) -> float:
+    """The smallest of 1, 2 and 5 times a power of ten at or above `least` (> 0)."""
+    power = 10.0 ** math.floor(math.log10(least))
+    return next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= least * (1 - 1e-9))
+
+
+def histogram_edges(values: list[float], unit: str, buckets: int) -> np.ndarray:
+    """A histogram's bin edges: round bins (1, 2, 5 × 10^k), at most about `buckets` of them,
+    from a multiple of their width at or below the least value, over at least MIN_SPAN (by
+    unit) or MIN_SHARE of the largest value. The range moves only when a value falls outside
+    it or the data's spread outgrows it, not with each new value (np.histogram's own range is
+    the values' least to greatest: a new extreme moved every bin, and a sub-µs spread filled
+    the axis)."""
+    lo, hi = min(values), max(values)
+    least = max(MIN_SPAN.get(unit, 0.0), MIN_SHARE * max(abs(lo), abs(hi))) or 1.0
+    width = _round_step(max(hi - lo, least) / buckets)
+    start = math.floor(lo / width) * width
+    bins = max(math.ceil((hi - start) / width), math.ceil(least / width - 1e-9), 1)
+    edges = start + width * np.arange(bins + 1)
+    # Floating point: the edges hold every value (np.histogram leaves out what is outside them).
+    edges[0], edges[-1] = min(edges[0], lo), max(edges[-1], hi)
+    return edges
+
+
 class HistogramView:
     live = True
 
@@ -492,7 +520,7 @@ class HistogramView:
         self.drawn.merge(data, since, span)
         values = [float(v) for pts in self.drawn.series.values() for _, v in pts if isinstance(v, int | float)]
         if values:
-            counts, edges = np.histogram(values, bins=self.buckets)
+            counts, edges = np.histogram(values, bins=histogram_edges(values, self.panel.unit or "", self.buckets))
             _set(self.source, {"left": edges[:-1].tolist(), "right": edges[1:].tolist(), "top": counts.tolist()})
         else:
             _set(self.source, {"left": [], "right": [], "top": []})
