@@ -91,6 +91,33 @@ def test_the_real_runs_policy_handovers_flow_and_cumulative_tsn_are_drawn(target
     assert [m.text for m in marks] == [f"main: {s['from']} -> {s['to']} (policy), {s['delay_ms']:.1f} ms" for s in switches]
 
 
+def test_a_run_is_one_row_per_association_and_one_per_run(target: influx.Target, panels_run: Path) -> None:
+    """A run writes its sctp_run point across associations (`all`) and one per association: the
+    campaign row lists each association once (the Runs table showed a one-association run as
+    `all` and `main`), and what belongs to the run (its timing self-check) once."""
+    run = json.loads((panels_run / "plan.json").read_text())["run_id"]
+    associations = sorted(json.loads((panels_run / "summary.json").read_text())["associations"])
+    span = evaluate.window(target, ALL, time.time_ns())
+    data = {d.panel.title: d for d in evaluate.dashboard_data(target, catalog.RUNS, ALL, span)}
+
+    def rows(title: str, of_run: str) -> list[dict[str, str]]:
+        return [s.tags for s in data[title].series if s.tags.get("run") == of_run for _ in s.rows]
+
+    for of_run, names in ((run, associations), ("r1", ["main", "ops"])):
+        assert sorted(r["association"] for r in rows("Runs", of_run)) == names, (of_run, rows("Runs", of_run))
+        assert len(rows("Timing self-check per run", of_run)) == 1, rows("Timing self-check per run", of_run)
+    # The real run failed no path (its policy switched): only r1 has failover times to draw.
+    assert sorted(r["association"] for r in rows("Failover and detection time per run", "r1")) == ["main", "ops"]
+
+
+def test_every_query_of_sctp_run_names_the_points_it_reads() -> None:
+    """The rule behind one row per association: a run's `all` point and its associations' are
+    never read together (each would be a row, or a count, of its own)."""
+    for where, q in catalog.RUNS.queries():
+        if '"sctp_run"' in q:
+            assert "\"association\" = 'all'" in q or "\"association\" != 'all'" in q, where
+
+
 def _page_statuses(data: list[evaluate.PanelData]) -> dict[str, dict[str, object]]:
     """The status lines as the browser test reads them from the page (tests/support/live_view.py's script)."""
     out: dict[str, dict[str, object]] = {}
