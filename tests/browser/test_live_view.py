@@ -183,6 +183,9 @@ def test_counts_and_plots_agree_at_every_poll_of_a_paced_failover_run(tmp_path: 
         # Drawn where it has data, folded (no height) where it has none.
         heights = {t: shown[t]["height"] for t in PANELS}
         assert all(heights[t] > 20 for t in fed) and all(heights[t] == 0 for t in RUN_ONLY), heights
+        # One row for the run's one association, not `all` beside it.
+        runs = live_view.table(driver, "Runs")
+        assert runs is not None and [r["association"] for r in runs] == ["main"], runs
         driver.save_screenshot(str(tmp_path / "paced-failover.png"))
 
 

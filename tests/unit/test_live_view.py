@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -239,3 +240,41 @@ def test_the_window_is_the_newest_attempt_of_the_newest_run(influxd: server.Loca
     span = evaluate.window(target, ALL, now)
     assert (span.start_ns, span.end_ns) == (now - 10_000_000_000 - evaluate.MARGIN_NS,
                                             now - 10_000_000_000 + 99 * 20_000_000 + evaluate.MARGIN_NS)
+
+
+def test_new_points_are_read_as_they_come_not_at_the_next_tick(influxd: server.LocalServer) -> None:
+    """While a run streams, a look between reads (every 0.05 s) finds a batch the writer has
+    just sent and reads it then, rather than at the next read of every panel (0.2 s on); a look
+    that finds nothing new sends the browser nothing; none goes while the browser is still
+    drawing the last message."""
+    target = influxd.target("pacing")
+    influx.ensure_database(target)
+    w = influx.writer(target)
+    t0 = time.time_ns() - 5_000_000_000
+    w.write(live_points("r5", t0, range(0, 100)))
+    dash = live.LiveDashboard(catalog.RUNS, live.Source(target, refresh_s=3600), lambda _: None)
+    dash.refresh()
+    dash.follow()
+    mtt = next(v for v in dash.views if v.panel.title == "MTT distribution")
+    assert _newest_drawn(mtt) == t0 + 99 * 20_000_000
+    dash.drawn.seen = dash.drawn.sent  # the browser has drawn it
+    never = float("inf")
+
+    def look() -> None:  # a look between two reads of every panel, the run streaming
+        dash.resume, dash.due, dash.came = 0.0, never, time.monotonic()
+        dash.tick()
+
+    sent = dash.drawn.sent
+    look()
+    assert dash.drawn.sent == sent  # nothing new: nothing sent
+    w.write(live_points("r5", t0, range(100, 150)))
+    dash.drawn.sent += 1  # a message the browser has not drawn yet
+    look()
+    assert _newest_drawn(mtt) == t0 + 99 * 20_000_000
+    dash.drawn.seen = dash.drawn.sent
+    look()
+    assert _newest_drawn(mtt) == t0 + 149 * 20_000_000 and dash.drawn.sent == sent + 2
+
+
+def _newest_drawn(view: Any) -> int:
+    return int(view.box.status.html.split('data-newest="')[1].split('"')[0])
