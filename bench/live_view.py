@@ -1,7 +1,7 @@
 """The live view during a real paced failover run: its lag from a message's delivery to the
 point on screen, its CPU cost, and screenshots.
 
-    .venv/bin/python bench/live_view.py [--out DIR] [--refresh 5s] [--busy 2] [--experiment examples/failover.yaml]
+    .venv/bin/python bench/live_view.py [--out DIR] [--refresh 5s] [--busy 2] [--every 0.05] [--experiment examples/failover.yaml]
 
 Starts Debian's influxd (a temp folder), `sctpbench dashboards serve` on it, Debian's chromium
 headless on the view (selenium + chromium-driver), then `sctpbench run FILE --set clock=paced
@@ -72,6 +72,9 @@ def measure(work: Path) -> None:
     ap.add_argument("--screenshots", action="store_true",
                     help="also during the run (each stops the page readings for a second or so: measure without)")
     ap.add_argument("--experiment", default=str(ROOT / "examples" / "failover.yaml"))
+    ap.add_argument("--every", type=float, default=0.05,
+                    help="seconds between page readings: each runs a script in the page (tens of ms of its main "
+                         "thread), delaying its drawing; the page's own record of its drawings needs none")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
@@ -105,7 +108,7 @@ def _measure(work: Path, args: argparse.Namespace) -> None:
                                     "--influx-dir", str(s.directory), "--out", str(work / "results"), "--json"],
                                    stdout=subprocess.PIPE, stderr=(work / "run.log").open("w"), text=True)
             while run.poll() is None:
-                time.sleep(0.05)
+                time.sleep(args.every)
                 newest = influx.query(s.target(), 'SELECT last("mtt_ms") FROM "sctp_message"')
                 stored.append((time.time_ns(), int(newest[0]["values"][0][0]) if newest else 0))
                 statuses, drawn = live_view.shown(driver)
@@ -165,7 +168,7 @@ def _measure(work: Path, args: argparse.Namespace) -> None:
         "lag_ms_max": round(max(lags), 1), "refresh": args.refresh,
         "drawn_seen": len(drawn_lags), "drawn_lag_ms_p50": round(quantile(drawn_lags, 0.5), 1) if drawn_lags else None,
         "drawn_lag_ms_p99": round(quantile(drawn_lags, 0.99), 1) if drawn_lags else None,
-        "drawings": len(drawings), "watch_installed": watching.count("installed"),
+        "drawings": len(drawings), "watch_installed": watching.count("installed"), "every_s": args.every,
         "view_lag_ms_p50": round(quantile(view_lags, 0.5), 1), "view_lag_ms_p99": round(quantile(view_lags, 0.99), 1),
         "stream_written_lag_ms_p50": telemetry.get("lag_ms", {}).get("p50"),
         "view_cpu_s": round(cpu1 - cpu0, 2), "run_wall_s": round(t1 - t0, 1),
