@@ -38,7 +38,7 @@ from tornado.websocket import WebSocketClosedError
 
 from sctpbench.dashboards import evaluate
 from sctpbench.dashboards.model import Dashboard, Panel
-from sctpbench.telemetry import influx
+from sctpbench.telemetry import influx, points
 
 GRID_COLUMN_PX = 50  # Grafana's 24-column grid, 1200 pixels beside the sidebar
 GRID_ROW_PX = 34
@@ -99,9 +99,20 @@ def _measurements(panel: Panel) -> list[str]:
     return sorted({m for q in panel.queries for m in re.findall(r'FROM\s+"([^"]+)"', q.influxql)})
 
 
+# What a run's writer sends once the run has ended (telemetry/points.py): a run still going has none yet.
+AT_RUN_END = frozenset({"sctp_run", points.HANDOVER, points.CUM_TSN, points.TCP_THROUGHPUT})
+
+
 def why_empty(panel: Panel) -> str:
-    """The one line a panel without data shows instead of an empty frame."""
-    names = " or ".join(_measurements(panel)) or "its query"
+    """The one line a panel without data shows instead of an empty frame. While a run goes,
+    what is written at its end is not yet there: said so, not that the run recorded none
+    (as the campaign row and the handover panel said in the middle of a failover run)."""
+    measurements = _measurements(panel)
+    names = " or ".join(measurements) or "its query"
+    if not any("$timeFilter" in q.influxql for q in panel.queries):
+        return f"no data: the selected campaigns have no such {names} points yet (written when a run ends)"
+    if measurements and set(measurements) <= AT_RUN_END:
+        return f"no data: the selected run has no {names} points (written when a run ends, by runs that have them)"
     return f"no data: the selected run and time range have no {names} points (the run recorded none of these)"
 
 

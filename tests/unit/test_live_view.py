@@ -278,3 +278,15 @@ def test_new_points_are_read_as_they_come_not_at_the_next_tick(influxd: server.L
 
 def _newest_drawn(view: Any) -> int:
     return int(view.box.status.html.split('data-newest="')[1].split('"')[0])
+
+
+def test_a_panel_without_data_says_whether_its_points_come_at_a_runs_end() -> None:
+    """In the middle of a run, the campaign row and the panels written at a run's end say that
+    their points come then, not that the run recorded none (as they did)."""
+    by_title = {p.title: live.why_empty(p) for p in PANELS}
+    for title in ("Runs", "Timing self-check per run", "Handover delay per path switch",
+                  "Cumulative TSN acknowledged per association", "Competing flows' throughput"):
+        assert "written when a run ends" in by_title[title] and "recorded none" not in by_title[title], by_title[title]
+    for title in ("Policy decisions and their inputs", "MTT distribution"):
+        assert by_title[title].endswith("(the run recorded none of these)"), by_title[title]
+    assert all(len(why) <= 160 and why.startswith("no data: ") for why in by_title.values())
