@@ -1,7 +1,7 @@
 """The live view during a real paced failover run: its lag from a message's delivery to the
 point on screen, its CPU cost, and screenshots.
 
-    .venv/bin/python bench/live_view.py [--out DIR] [--refresh 5s] [--busy 2] [--experiment examples/failover.yaml]
+    .venv/bin/python bench/live_view.py [--out DIR] [--refresh 5s] [--busy 2] [--every 0.05] [--experiment examples/failover.yaml]
 
 Starts Debian's influxd (a temp folder), `sctpbench dashboards serve` on it, Debian's chromium
 headless on the view (selenium + chromium-driver), then `sctpbench run FILE --set clock=paced
@@ -15,6 +15,10 @@ whose newest drawn point is at or after its own. Lag = on screen - delivery: the
 lag (records to InfluxDB, the run's telemetry ledger) plus the view's refresh and drawing.
 The view's own share: from the first moment InfluxDB answers with a point (polled
 beside the page) to the first page reading that draws it.
+"Drawn" is also taken by the page itself (tests/support/live_view.py's watch_drawn: a
+MutationObserver on the panel's status line, the time read the frame after each change):
+delivery → drawn from those times ("drawn_lag_ms") has no reading's spacing in it, which the
+readings' lag ("lag_ms") has (half of 100-250 ms on average, and the reading's own time).
 CPU: utime + stime of the view's process (/proc/PID/stat) from the run's start to its end.
 Every reading also compares each panel's status line with the points its glyph holds in the
 browser (read at the same instant): "disagreements" counts the readings where they differ.
@@ -68,6 +72,9 @@ def measure(work: Path) -> None:
     ap.add_argument("--screenshots", action="store_true",
                     help="also during the run (each stops the page readings for a second or so: measure without)")
     ap.add_argument("--experiment", default=str(ROOT / "examples" / "failover.yaml"))
+    ap.add_argument("--every", type=float, default=0.05,
+                    help="seconds between page readings: each runs a script in the page (tens of ms of its main "
+                         "thread), delaying its drawing; the page's own record of its drawings needs none")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
@@ -95,12 +102,13 @@ def _measure(work: Path, args: argparse.Namespace) -> None:
         with live_view.browser(work / "profile") as driver:
             driver.get(url)
             live_view.wait_for(lambda: live_view.statuses(driver), 30, "the page")
+            watching = [live_view.watch_drawn(driver, MTT_POINTS)]
             cpu0, t0 = cpu_seconds(view.pid), time.monotonic()
             run = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "run", args.experiment, "--set", "clock=paced",
                                     "--influx-dir", str(s.directory), "--out", str(work / "results"), "--json"],
                                    stdout=subprocess.PIPE, stderr=(work / "run.log").open("w"), text=True)
             while run.poll() is None:
-                time.sleep(0.05)
+                time.sleep(args.every)
                 newest = influx.query(s.target(), 'SELECT last("mtt_ms") FROM "sctp_message"')
                 stored.append((time.time_ns(), int(newest[0]["values"][0][0]) if newest else 0))
                 statuses, drawn = live_view.shown(driver)
@@ -109,6 +117,7 @@ def _measure(work: Path, args: argparse.Namespace) -> None:
                 stats = live_view.stats(driver)
                 readings.append((time.time_ns(), int(shown.get("newest") or 0), stats.get("delivered", 0)))
                 loads.append(os.getloadavg()[0])
+                watching.append(live_view.watch_drawn(driver, MTT_POINTS))
                 # By what the page shows, not by the clock: a loaded machine boots the guest late.
                 for at, name in ((150, "before-failure"), (330, "after-failure")):
                     if args.screenshots and stats.get("delivered", 0) >= at and name not in shots:
@@ -128,6 +137,7 @@ def _measure(work: Path, args: argparse.Namespace) -> None:
                     break
                 time.sleep(0.1)
             driver.save_screenshot(str(args.out / "end.png"))
+            drawings = live_view.drawn_times(driver)  # (wall ms, newest drawn ns), by the page
             document = json.loads(run.stdout.read() if run.stdout else "{}")
     finally:
         view.terminate()
@@ -135,7 +145,7 @@ def _measure(work: Path, args: argparse.Namespace) -> None:
     run_dir = Path(document["directory"]) / "run-001"
     run_id = json.loads((run_dir / "plan.json").read_text())["run_id"]
     series = influx.query(s.target(), f'SELECT "mtt_ms" FROM "sctp_message" WHERE "run" = \'{run_id}\'')
-    lags, view_lags = [], []
+    lags, view_lags, drawn_lags = [], [], []
     # The readings' spacing is the figures' resolution.
     spacing = [(wall - before) / 1e6 for (wall, _, _), (before, _, _) in zip(readings[1:], readings, strict=False)]
     for t, mtt in series[0]["values"] if series else []:
@@ -145,6 +155,9 @@ def _measure(work: Path, args: argparse.Namespace) -> None:
         seen = next((wall for wall, newest, _ in readings if newest >= t), None)
         if seen is not None:
             lags.append((seen - delivered) / 1e6)
+        drawn = next((wall_ms for wall_ms, newest in drawings if newest >= t), None)
+        if drawn is not None:
+            drawn_lags.append(drawn - delivered / 1e6)
         queryable = next((wall for wall, newest in stored if newest >= t), None)
         if seen is not None and queryable is not None:
             view_lags.append((seen - queryable) / 1e6)
@@ -153,6 +166,9 @@ def _measure(work: Path, args: argparse.Namespace) -> None:
         "messages": len(series[0]["values"]) if series else 0, "seen": len(lags), "reading_every_ms_p50": round(quantile(spacing, 0.5), 1),
         "lag_ms_p50": round(quantile(lags, 0.5), 1), "lag_ms_p99": round(quantile(lags, 0.99), 1),
         "lag_ms_max": round(max(lags), 1), "refresh": args.refresh,
+        "drawn_seen": len(drawn_lags), "drawn_lag_ms_p50": round(quantile(drawn_lags, 0.5), 1) if drawn_lags else None,
+        "drawn_lag_ms_p99": round(quantile(drawn_lags, 0.99), 1) if drawn_lags else None,
+        "drawings": len(drawings), "watch_installed": watching.count("installed"), "every_s": args.every,
         "view_lag_ms_p50": round(quantile(view_lags, 0.5), 1), "view_lag_ms_p99": round(quantile(view_lags, 0.99), 1),
         "stream_written_lag_ms_p50": telemetry.get("lag_ms", {}).get("p50"),
         "view_cpu_s": round(cpu1 - cpu0, 2), "run_wall_s": round(t1 - t0, 1),
@@ -162,7 +178,8 @@ def _measure(work: Path, args: argparse.Namespace) -> None:
         "screenshots": [str(args.out / f"{n}.png") for n in (*shots, "end")], "run": str(run_dir),
     }
     print(json.dumps(result, indent=2))
-    (args.out / "readings.json").write_text(json.dumps({"page": readings, "influxdb": stored, "messages": series[0]["values"] if series else []}))
+    (args.out / "readings.json").write_text(json.dumps({"page": readings, "influxdb": stored, "drawn": drawings,
+                                                         "messages": series[0]["values"] if series else []}))
 
 
 def live_view_refresh(refresh: str) -> float:

@@ -11,7 +11,9 @@ SELECTED = '"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/ AND 
 CAMPAIGN = '"experiment" =~ /^$experiment$/ AND "campaign" =~ /^$campaign$/'
 # Messages, samples and path notifications carry their association's name; timeline events
 # and the run's sctp_run point across associations carry `all` (telemetry/points.py):
-# queries of timeline events leave ASSOCIATION out, so they show whatever is chosen.
+# queries of timeline events leave ASSOCIATION out, so they show whatever is chosen. A run's
+# sctp_run points are its `all` and one per association: each query of them names which it
+# reads, or a one-association run is counted twice.
 ASSOCIATION = '"association" =~ /^$association$/'
 # A path is a peer address: the arrival path of a message (`none` when lost), or the address
 # an endpoint samples; the variable offers the client's view of the server's addresses.
@@ -129,10 +131,11 @@ CAMPAIGN_PANELS = Row("Campaign", (
           options={"xField": "run"}),
     Panel("Runs", "table",
           (Query(f'SELECT "mtt_p50_ms", "mmtt_ms", "failover_time_ms", "detection_time_ms", "messages_sent", '
-                 f'"messages_delivered" FROM "sctp_run" WHERE {CAMPAIGN} AND {ASSOCIATION} '
+                 f'"messages_delivered" FROM "sctp_run" WHERE {CAMPAIGN} AND {ASSOCIATION} AND "association" != \'all\' '
                  'GROUP BY "run", "repetition", "association", "status"',
                  result_format="table"),),
-          width=8),
+          width=8, description="Every association of every run of the selected campaigns: one row each, not the "
+                               "run's 'all' beside it."),
     Panel("Headline metrics per configuration", "table",
           (Query(f'SELECT count("seed") AS "runs", mean("mtt_p50_ms") AS "mtt_p50_ms", max("mmtt_ms") AS "mmtt_ms", '
                  'mean("failover_time_ms") AS "failover_time_ms", mean("detection_time_ms") AS "detection_time_ms", '
@@ -151,7 +154,7 @@ CAMPAIGN_PANELS = Row("Campaign", (
     Panel("Timing self-check per run", "table",
           (Query(f'SELECT "selfcheck_lateness_p99_ms", "selfcheck_lateness_max_ms", "selfcheck_event_lag_max_ms", '
                  f'"selfcheck_delay_excess_ms", "selfcheck_reasons" FROM "sctp_run" WHERE {CAMPAIGN} '
-                 'GROUP BY "run", "status"', result_format="table"),),
+                 'AND "association" = \'all\' GROUP BY "run", "status"', result_format="table"),),
           width=24,
           description="How late the sender and the timeline were, and MTT above the configured delay (low quantile, ms). "
                       "A run outside the experiment's measure.selfcheck tolerances has status disturbed."),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import html
+import math
 import re
 import sys
 import time
@@ -31,18 +32,22 @@ import param
 from bokeh.models import ColumnDataSource, DataRange1d, DatetimeTicker, FactorRange, HoverTool, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
+from panel.io.state import set_curdoc
 from panel.reactive import ReactiveHTML
 from tornado.websocket import WebSocketClosedError
 
 from sctpbench.dashboards import evaluate
 from sctpbench.dashboards.model import Dashboard, Panel
-from sctpbench.telemetry import influx
+from sctpbench.telemetry import influx, points
 
 GRID_COLUMN_PX = 50  # Grafana's 24-column grid, 1200 pixels beside the sidebar
 GRID_ROW_PX = 34
 # The least a time series' value axis spans, by unit: an MTT that jitters by a fraction of a µs
 # around 15.0007 ms otherwise fills the panel as two bands 0.0002 ms apart.
 MIN_SPAN = {"ms": 1.0}
+# A histogram's value axis spans at least this share of its largest value too (or MIN_SPAN's):
+# before a failure the MTT distribution drew 10.00065-10.0009 ms, sub-µs jitter as bands.
+MIN_SHARE = 0.05
 STATUS_CLASS = "sb-status"
 SOURCE_PREFIX = "sb-source:"
 
@@ -57,8 +62,16 @@ def refresh_seconds(refresh: str) -> float:
 
 
 # How often the view asks InfluxDB for new points (one request for every panel on the time
-# axis): a message is on screen this long after InfluxDB has it, half of it on average.
+# axis) while none come. While they come, the next read follows the browser's word that it has
+# drawn the last (Drawn): a 0.2 s poll alone kept a message 0.1 s on average, and a read that
+# had to wait for that word waited for the next poll after it (the page drew about every 0.5 s).
 TICK_S = 0.2
+# How often the view looks whether a read is due; while a run streams, each look between reads
+# asks InfluxDB for the run's newest message only (one statement, a tenth of a read's CPU), so a
+# batch the writer sends (every 0.2 s) is read within this, not within a tick.
+LOOK_S = 0.05
+# A run streams while its newest message changed within this.
+STREAMING_S = 1.0
 # How far behind a panel's newest point each read starts again: points InfluxDB gets late (a
 # batch the writer sent after newer ones) are drawn at the next read; later ones at the refresh.
 LOOKBACK_NS = 1_000_000_000
@@ -86,9 +99,20 @@ def _measurements(panel: Panel) -> list[str]:
     return sorted({m for q in panel.queries for m in re.findall(r'FROM\s+"([^"]+)"', q.influxql)})
 
 
+# What a run's writer sends once the run has ended (telemetry/points.py): a run still going has none yet.
+AT_RUN_END = frozenset({"sctp_run", points.HANDOVER, points.CUM_TSN, points.TCP_THROUGHPUT})
+
+
 def why_empty(panel: Panel) -> str:
-    """The one line a panel without data shows instead of an empty frame."""
-    names = " or ".join(_measurements(panel)) or "its query"
+    """The one line a panel without data shows instead of an empty frame. While a run goes,
+    what is written at its end is not yet there: said so, not that the run recorded none
+    (as the campaign row and the handover panel said in the middle of a failover run)."""
+    measurements = _measurements(panel)
+    names = " or ".join(measurements) or "its query"
+    if not any("$timeFilter" in q.influxql for q in panel.queries):
+        return f"no data: the selected campaigns have no such {names} points yet (written when a run ends)"
+    if measurements and set(measurements) <= AT_RUN_END:
+        return f"no data: the selected run has no {names} points (written when a run ends, by runs that have them)"
     return f"no data: the selected run and time range have no {names} points (the run recorded none of these)"
 
 
@@ -471,6 +495,30 @@ class StateTimelineView:
         self.box.show_status(Shown(self.drawn.points(), self.drawn.newest(), tuple(self.drawn.series), len(marks), data.error))
 
 
+def _round_step(least: float) -> float:
+    """The smallest of 1, 2 and 5 times a power of ten at or above `least` (> 0)."""
+    power = 10.0 ** math.floor(math.log10(least))
+    return next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= least * (1 - 1e-9))
+
+
+def histogram_edges(values: list[float], unit: str, buckets: int) -> np.ndarray:
+    """A histogram's bin edges: round bins (1, 2, 5 × 10^k), at most about `buckets` of them,
+    from a multiple of their width at or below the least value, over at least MIN_SPAN (by
+    unit) or MIN_SHARE of the largest value. The range moves only when a value falls outside
+    it or the data's spread outgrows it, not with each new value (np.histogram's own range is
+    the values' least to greatest: a new extreme moved every bin, and a sub-µs spread filled
+    the axis)."""
+    lo, hi = min(values), max(values)
+    least = max(MIN_SPAN.get(unit, 0.0), MIN_SHARE * max(abs(lo), abs(hi))) or 1.0
+    width = _round_step(max(hi - lo, least) / buckets)
+    start = math.floor(lo / width) * width
+    bins = max(math.ceil((hi - start) / width), math.ceil(least / width - 1e-9), 1)
+    edges = start + width * np.arange(bins + 1)
+    # Floating point: the edges hold every value (np.histogram leaves out what is outside them).
+    edges[0], edges[-1] = min(edges[0], lo), max(edges[-1], hi)
+    return edges
+
+
 class HistogramView:
     live = True
 
@@ -492,7 +540,7 @@ class HistogramView:
         self.drawn.merge(data, since, span)
         values = [float(v) for pts in self.drawn.series.values() for _, v in pts if isinstance(v, int | float)]
         if values:
-            counts, edges = np.histogram(values, bins=self.buckets)
+            counts, edges = np.histogram(values, bins=histogram_edges(values, self.panel.unit or "", self.buckets))
             _set(self.source, {"left": edges[:-1].tolist(), "right": edges[1:].tolist(), "top": counts.tolist()})
         else:
             _set(self.source, {"left": [], "right": [], "top": []})
@@ -622,7 +670,8 @@ VIEWS: dict[str, Callable[[Panel], PanelView]] = {
 @dataclass(frozen=True)
 class Source:
     """Where the view reads: the InfluxDB target (credentials by folder, never in the page);
-    every panel again each refresh_s, the new points of the run's panels each tick_s."""
+    every panel again each refresh_s, the new points of the run's panels each tick_s while none
+    come, and as soon as the browser has drawn the last ones while they come."""
 
     target: influx.Target
     refresh_s: float
@@ -649,6 +698,10 @@ class LiveDashboard:
         self.run: tuple[str, str] | None = None  # (campaign, run) the window shows
         self.next_refresh = 0.0
         self.resume = 0.0  # no read before then (see tick)
+        self.due = 0.0  # the next read of new points (a look, peek, may bring it forward)
+        self.newest_ns: int | None = None  # the newest message the last read found
+        self.came = -STREAMING_S  # when it came (monotonic)
+        self.doc: Any = None  # the session's document, to read again when the browser answers
         self.widgets = {v.name: pn.widgets.Select(name=v.label, options=[evaluate.ALL], value=evaluate.ALL, width=220)
                         for v in dashboard.variables}
         for w in self.widgets.values():
@@ -656,6 +709,7 @@ class LiveDashboard:
         # Margins as Panel's HTML pane had them: the clock ran into the sidebar's left edge.
         self.alert = Text(visible=False, sizing_mode="stretch_width", margin=(5, 10))
         self.drawn = Drawn(width=0, height=0, margin=0)
+        self.drawn.param.watch(self._answered, "seen")
         self.asked = 0.0  # when the browser was last sent something to draw (monotonic)
         self.clock = Text(sizing_mode="stretch_width", margin=(5, 10))
         self.views = [VIEWS[p.kind](p) for row in dashboard.rows for p in row.panels]
@@ -686,7 +740,7 @@ class LiveDashboard:
                     w.value = evaluate.ALL
 
     def tick(self) -> None:
-        began, cpu = time.monotonic(), time.process_time()
+        began = time.monotonic()
         if began < self.resume:
             return
         # The browser still drawing the last message: what comes meanwhile goes into the next.
@@ -694,9 +748,15 @@ class LiveDashboard:
         if self.drawn.busy() and began - self.asked < self.source.refresh_s:
             return
         if began >= self.next_refresh:
-            self.refresh()
-        elif self.span is not None:  # None: InfluxDB has not answered yet; the refresh tries again
-            self.follow()
+            read = self.refresh
+        elif self.span is not None and began >= self.due:  # None: no answer from InfluxDB yet; the refresh tries again
+            read = self.follow
+        elif self.run is not None and began - self.came < STREAMING_S:
+            read = self.peek
+        else:
+            return
+        cpu = time.process_time()
+        read()
         # At most half the view's CPU in reads: on a starved CPU a read takes longer than the
         # tick. The pause is the CPU the read used, not its wall time: a read that waited for
         # InfluxDB (short of CPU itself) kept nothing else from running, and pausing as long
@@ -704,9 +764,16 @@ class LiveDashboard:
         # 3.2 s without new points).
         self.resume = time.monotonic() + (time.process_time() - cpu)
 
+    def _answered(self, _event: Any) -> None:
+        """The browser has drawn the last message: the next look goes now, not at the next tick."""
+        if self.doc is not None and not self.drawn.busy():
+            doc = self.doc
+            doc.add_next_tick_callback(lambda: _in_doc(doc, self.tick))
+
     def refresh(self) -> None:
         """Every panel and variable read whole."""
         self.next_refresh = time.monotonic() + self.source.refresh_s
+        self.due = time.monotonic() + self.source.tick_s
         self.updating = True
         try:
             self._update_variables()
@@ -728,9 +795,19 @@ class LiveDashboard:
             self._clock(span)
             self._sent()
 
+    def peek(self) -> None:
+        """Between reads while a run streams: its newest message only; a new one is read at once."""
+        try:
+            newest = evaluate.newest_run(self.source.target, self.selection())
+        except influx.WriteError:
+            return  # the next read says what went wrong
+        if newest is not None and newest[0] != self.newest_ns:
+            self.follow()
+
     def follow(self) -> None:
         """The live panels' new points, in one request; the whole refresh when the run changed."""
         assert self.span is not None
+        self.due = time.monotonic() + self.source.tick_s
         if self.run is None:
             # Nothing written yet: one statement asks whether a run has begun, so its first
             # points are drawn as they come, not at the next refresh (up to 5 s later).
@@ -758,6 +835,8 @@ class LiveDashboard:
             self.refresh()  # a wider window's buckets: every point regrouped
             return
         self.span = span
+        if tail.newest[0] != self.newest_ns:  # points come: look for more at once when these are drawn
+            self.newest_ns, self.came = tail.newest[0], time.monotonic()
         with pn.io.hold():
             for view, d, (_, since) in zip(live, tail.data, asks, strict=True):
                 view.show(d, tail.marks, span, since)
@@ -771,7 +850,8 @@ class LiveDashboard:
 
     def _clock(self, span: evaluate.Window) -> None:
         text = (f'<div class="sb-clock" style="color:#777;font-size:11px">updated '
-                f'{time.strftime("%H:%M:%S", time.gmtime())} UTC: new points every {self.source.tick_s:g} s, '
+                f'{time.strftime("%H:%M:%S", time.gmtime())} UTC: new points as they come (every {self.source.tick_s:g} s '
+                f'while none do), '
                 f'every panel every {self.source.refresh_s:g} s<br>'
                 f'window {time.strftime("%H:%M:%S", time.gmtime(span.start_ns / 1e9))}–'
                 f'{time.strftime("%H:%M:%S", time.gmtime(span.end_ns / 1e9))}</div>')
@@ -789,10 +869,11 @@ class LiveDashboard:
 
     def start(self) -> Any:
         self.refresh()  # the first drawing goes with the page
+        self.doc = pn.state.curdoc
         callbacks: list[Any] = []
 
         def follow() -> None:
-            callbacks.append(pn.state.add_periodic_callback(self.tick, period=int(self.source.tick_s * 1000)))
+            callbacks.append(pn.state.add_periodic_callback(self.tick, period=int(LOOK_S * 1000)))
 
         # From the moment the page has drawn itself: Panel drops the changes made between the
         # document's sending and the browser's "ready" (the first points of a run, lost until
@@ -805,6 +886,12 @@ class LiveDashboard:
 
         pn.state.on_session_destroyed(stop)
         return self.layout
+
+
+def _in_doc(doc: Any, callback: Callable[[], None]) -> None:
+    """A callback of the session's document run as Panel runs its own (pn.io.hold finds the document)."""
+    with set_curdoc(doc):
+        callback()
 
 
 def explain(target: influx.Target, problem: str) -> str:

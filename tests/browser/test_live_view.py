@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,32 @@ def stop_view(proc: subprocess.Popen[str]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+@contextmanager
+def watching_a_paced_failover_run(tmp_path: Path, influxd: server.LocalServer
+                                  ) -> Iterator[tuple[Any, subprocess.Popen[bytes], influx.Target]]:
+    """The page open on the view at the dashboard's 5 s refresh, then `sctpbench run
+    examples/failover.yaml --set clock=paced` (the guest) streaming to it: (the browser, the
+    run, InfluxDB). Afterwards the run is ended if it still goes, the view stopped, and its log
+    holds no traceback."""
+    live_view.require_browser()
+    proc, url = start_view(tmp_path, "--influx-dir", str(influxd.directory), "--refresh", "5s")
+    run = None
+    try:
+        with live_view.browser(tmp_path / "profile") as driver:
+            driver.get(url)
+            live_view.wait_for(lambda: live_view.statuses(driver), 30, "the page")
+            run = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "run", str(EXAMPLE), "--set", "clock=paced",
+                                    "--influx-dir", str(influxd.directory), "--out", str(tmp_path / "results")],
+                                   stdout=subprocess.DEVNULL, stderr=(tmp_path / "run.stderr").open("w"))
+            yield driver, run, influxd.target()
+    finally:
+        if run is not None and run.poll() is None:
+            run.terminate()
+            run.wait(timeout=120)
+        stop_view(proc)
+    assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
 
 
 def test_live_view_draws_every_panel_and_follows_the_run(tmp_path: Path, influxd: server.LocalServer) -> None:
@@ -130,49 +157,36 @@ def test_counts_and_plots_agree_at_every_poll_of_a_paced_failover_run(tmp_path: 
     the page's pace here is the browser's share of a shared machine's CPU.
     At the end the page draws every message InfluxDB holds, and each panel the run does not
     feed is folded with its reason."""
-    live_view.require_browser()
-    target = influxd.target()
-    proc, url = start_view(tmp_path, "--influx-dir", str(influxd.directory), "--refresh", "5s")
-    run = None
-    try:
-        with live_view.browser(tmp_path / "profile") as driver:
-            driver.get(url)
-            live_view.wait_for(lambda: live_view.statuses(driver), 30, "the page")
-            run = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "run", str(EXAMPLE), "--set", "clock=paced",
-                                    "--influx-dir", str(influxd.directory), "--out", str(tmp_path / "results")],
-                                   stdout=subprocess.DEVNULL, stderr=(tmp_path / "run.stderr").open("w"))
-            polls, disagree = 0, []
-            deadline = time.monotonic() + 300
-            while time.monotonic() < deadline:
-                going = run.poll() is None
-                statuses, drawn = live_view.shown(driver)
-                polls += 1
-                disagree += [(polls, t, statuses[t]["points"], n) for t, n in drawn.items() if statuses[t]["points"] != n]
-                if not going and drawn.get(MTT_POINTS) == _delivered(target) > 0:
-                    break
-                time.sleep(0.2)
-            assert run.wait(timeout=60) == 0, (tmp_path / "run.stderr").read_text()
-            assert not disagree, disagree[:10]
-            plotted = {p.title for row in catalog.RUNS.rows for p in row.panels if p.kind in ("timeseries", "histogram",
-                                                                                              "state-timeline")}
-            assert set(drawn) == plotted, set(drawn) ^ plotted  # every plot's glyph was compared
-            assert drawn[MTT_POINTS] == _delivered(target) > 400, (drawn, _delivered(target))
-            assert polls >= 20, polls
-            fed = [t for t in PANELS if t not in RUN_ONLY]
-            # The campaign row (the run's summary, written at its end) is read at the refreshes.
-            shown = live_view.wait_for(lambda: _all_showing(driver, fed), 30, "every panel the run feeds to show data")
-            assert all(shown[t]["points"] == 0 and shown[t]["text"].startswith("no data: ") for t in RUN_ONLY), \
-                {t: shown[t]["text"] for t in RUN_ONLY}
-            # Drawn where it has data, folded (no height) where it has none.
-            heights = {t: shown[t]["height"] for t in PANELS}
-            assert all(heights[t] > 20 for t in fed) and all(heights[t] == 0 for t in RUN_ONLY), heights
-            driver.save_screenshot(str(tmp_path / "paced-failover.png"))
-    finally:
-        if run is not None and run.poll() is None:
-            run.terminate()
-            run.wait(timeout=120)
-        stop_view(proc)
-    assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
+    with watching_a_paced_failover_run(tmp_path, influxd) as (driver, run, target):
+        polls, disagree = 0, []
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            going = run.poll() is None
+            statuses, drawn = live_view.shown(driver)
+            polls += 1
+            disagree += [(polls, t, statuses[t]["points"], n) for t, n in drawn.items() if statuses[t]["points"] != n]
+            if not going and drawn.get(MTT_POINTS) == _delivered(target) > 0:
+                break
+            time.sleep(0.2)
+        assert run.wait(timeout=60) == 0, (tmp_path / "run.stderr").read_text()
+        assert not disagree, disagree[:10]
+        plotted = {p.title for row in catalog.RUNS.rows for p in row.panels if p.kind in ("timeseries", "histogram",
+                                                                                          "state-timeline")}
+        assert set(drawn) == plotted, set(drawn) ^ plotted  # every plot's glyph was compared
+        assert drawn[MTT_POINTS] == _delivered(target) > 400, (drawn, _delivered(target))
+        assert polls >= 20, polls
+        fed = [t for t in PANELS if t not in RUN_ONLY]
+        # The campaign row (the run's summary, written at its end) is read at the refreshes.
+        shown = live_view.wait_for(lambda: _all_showing(driver, fed), 30, "every panel the run feeds to show data")
+        assert all(shown[t]["points"] == 0 and shown[t]["text"].startswith("no data: ") for t in RUN_ONLY), \
+            {t: shown[t]["text"] for t in RUN_ONLY}
+        # Drawn where it has data, folded (no height) where it has none.
+        heights = {t: shown[t]["height"] for t in PANELS}
+        assert all(heights[t] > 20 for t in fed) and all(heights[t] == 0 for t in RUN_ONLY), heights
+        # One row for the run's one association, not `all` beside it.
+        runs = live_view.table(driver, "Runs")
+        assert runs is not None and [r["association"] for r in runs] == ["main"], runs
+        driver.save_screenshot(str(tmp_path / "paced-failover.png"))
 
 
 def test_a_paced_run_is_drawn_while_it_runs(tmp_path: Path, influxd: server.LocalServer) -> None:
@@ -184,34 +198,18 @@ def test_a_paced_run_is_drawn_while_it_runs(tmp_path: Path, influxd: server.Loca
     (The view used to draw such a run only at or near its end: each change of a status line
     laid out the whole page again in the browser, and a run's first drawing held the server
     for seconds, so the page fell behind for the length of the run.)"""
-    live_view.require_browser()
-    target = influxd.target()
-    proc, url = start_view(tmp_path, "--influx-dir", str(influxd.directory), "--refresh", "5s")
-    run = None
-    try:
-        with live_view.browser(tmp_path / "profile") as driver:
-            driver.get(url)
-            live_view.wait_for(lambda: live_view.statuses(driver), 30, "the page")
-            run = subprocess.Popen([sys.executable, "-m", "sctpbench.cli", "run", str(EXAMPLE), "--set", "clock=paced",
-                                    "--influx-dir", str(influxd.directory), "--out", str(tmp_path / "results")],
-                                   stdout=subprocess.DEVNULL, stderr=(tmp_path / "run.stderr").open("w"))
-            while_running = []  # (points drawn, messages InfluxDB held just before that reading)
-            while run.poll() is None:
-                stored = _delivered(target)
-                while_running.append((live_view.shown(driver)[1].get(MTT_POINTS, 0), stored))
-                time.sleep(0.1)
-            assert run.wait() == 0, (tmp_path / "run.stderr").read_text()
-            final = _delivered(target)
-            assert final > 400, final
-            live_view.wait_for(lambda: live_view.shown(driver)[1].get(MTT_POINTS) == final, 120, "the whole run drawn")
-    finally:
-        if run is not None and run.poll() is None:
-            run.terminate()
-            run.wait(timeout=120)
-        stop_view(proc)
+    with watching_a_paced_failover_run(tmp_path, influxd) as (driver, run, target):
+        while_running = []  # (points drawn, messages InfluxDB held just before that reading)
+        while run.poll() is None:
+            stored = _delivered(target)
+            while_running.append((live_view.shown(driver)[1].get(MTT_POINTS, 0), stored))
+            time.sleep(0.1)
+        assert run.wait() == 0, (tmp_path / "run.stderr").read_text()
+        final = _delivered(target)
+        assert final > 400, final
+        live_view.wait_for(lambda: live_view.shown(driver)[1].get(MTT_POINTS) == final, 120, "the whole run drawn")
     partial = sorted({drawn for drawn, _ in while_running if 0 < drawn < final})
     assert len(partial) >= 2, (partial, final, _changes(while_running))
-    assert "Traceback" not in (tmp_path / "view.stderr").read_text(), (tmp_path / "view.stderr").read_text()
 
 
 def _all_showing(driver: Any, panels: list[str]) -> dict[str, dict[str, Any]] | None:

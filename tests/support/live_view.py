@@ -89,6 +89,45 @@ def shown(driver: Any) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     return {s["panel"]: s for s in page["statuses"]}, {k: int(v) for k, v in page["drawn"].items()}
 
 
+# When the page drew each change of a panel's newest point, recorded by the page itself: a
+# MutationObserver on the shadow root holding the panel's status line, and the time taken the
+# frame after the change (requestAnimationFrame, then a task: the plot painted), as the view's
+# own acknowledgement does. Readings from outside run every 100-250 ms and take tens of ms
+# each, so they add that much to any lag they measure. Installed again if the status line's
+# root has left the page.
+WATCH_DRAWN = """
+if (window.__sbRoot && window.__sbRoot.host && window.__sbRoot.host.isConnected) return 'watching';
+""" + _DEEP + """
+const panel = arguments[1];
+const status = found.find((e) => e.dataset.panel === panel);
+if (!status) return 'no status line of ' + panel;
+const root = status.getRootNode();
+window.__sbDrawn = window.__sbDrawn || [];
+let last = null;
+const seen = () => {
+  const now = root.querySelector('.sb-status');
+  const newest = now ? now.dataset.newest || null : null;
+  if (newest === null || newest === last) return;
+  last = newest;
+  requestAnimationFrame(() => setTimeout(() => window.__sbDrawn.push([Date.now(), newest])));
+};
+new MutationObserver(seen).observe(root, {subtree: true, childList: true, attributes: true, characterData: true});
+window.__sbRoot = root;
+seen();
+return 'installed';
+"""
+
+
+def watch_drawn(driver: Any, panel: str) -> str:
+    """Have the page record when it draws each newest point of `panel` ('installed' or 'watching')."""
+    return str(driver.execute_script(WATCH_DRAWN, ".sb-status", panel))
+
+
+def drawn_times(driver: Any) -> list[tuple[int, int]]:
+    """(wall ms, newest point's ns) at each drawing the page recorded since watch_drawn."""
+    return [(int(t), int(n)) for t, n in driver.execute_script("return window.__sbDrawn || []")]
+
+
 def require_browser() -> None:
     """Skip (or fail under SCTPBENCH_REQUIRE_GUEST=1) where chromium or chromedriver is missing."""
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]

@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,6 +90,33 @@ def test_the_real_runs_policy_handovers_flow_and_cumulative_tsn_are_drawn(target
     assert last == summary["cum_tsn"]["associations"]["main"]["last_cum_tsn_ack"] == 150
     marks = evaluate.marks(target, catalog.RUNS.annotations[2], _only(run), span)
     assert [m.text for m in marks] == [f"main: {s['from']} -> {s['to']} (policy), {s['delay_ms']:.1f} ms" for s in switches]
+
+
+def test_a_run_is_one_row_per_association_and_one_per_run(target: influx.Target, panels_run: Path) -> None:
+    """A run writes its sctp_run point across associations (`all`) and one per association: the
+    campaign row lists each association once (the Runs table showed a one-association run as
+    `all` and `main`), and what belongs to the run (its timing self-check) once."""
+    run = json.loads((panels_run / "plan.json").read_text())["run_id"]
+    associations = sorted(json.loads((panels_run / "summary.json").read_text())["associations"])
+    span = evaluate.window(target, ALL, time.time_ns())
+    data = {d.panel.title: d for d in evaluate.dashboard_data(target, catalog.RUNS, ALL, span)}
+
+    def rows(title: str, of_run: str) -> list[dict[str, str]]:
+        return [s.tags for s in data[title].series if s.tags.get("run") == of_run for _ in s.rows]
+
+    for of_run, names in ((run, associations), ("r1", ["main", "ops"])):
+        assert sorted(r["association"] for r in rows("Runs", of_run)) == names, (of_run, rows("Runs", of_run))
+        assert len(rows("Timing self-check per run", of_run)) == 1, rows("Timing self-check per run", of_run)
+    # The real run failed no path (its policy switched): only r1 has failover times to draw.
+    assert sorted(r["association"] for r in rows("Failover and detection time per run", "r1")) == ["main", "ops"]
+
+
+def test_every_query_of_sctp_run_names_the_points_it_reads() -> None:
+    """The rule behind one row per association: a run's `all` point and its associations' are
+    never read together (each would be a row, or a count, of its own)."""
+    for where, q in catalog.RUNS.queries():
+        if '"sctp_run"' in q:
+            assert "\"association\" = 'all'" in q or "\"association\" != 'all'" in q, where
 
 
 def _page_statuses(data: list[evaluate.PanelData]) -> dict[str, dict[str, object]]:
@@ -212,3 +240,53 @@ def test_the_window_is_the_newest_attempt_of_the_newest_run(influxd: server.Loca
     span = evaluate.window(target, ALL, now)
     assert (span.start_ns, span.end_ns) == (now - 10_000_000_000 - evaluate.MARGIN_NS,
                                             now - 10_000_000_000 + 99 * 20_000_000 + evaluate.MARGIN_NS)
+
+
+def test_new_points_are_read_as_they_come_not_at_the_next_tick(influxd: server.LocalServer) -> None:
+    """While a run streams, a look between reads (every 0.05 s) finds a batch the writer has
+    just sent and reads it then, rather than at the next read of every panel (0.2 s on); a look
+    that finds nothing new sends the browser nothing; none goes while the browser is still
+    drawing the last message."""
+    target = influxd.target("pacing")
+    influx.ensure_database(target)
+    w = influx.writer(target)
+    t0 = time.time_ns() - 5_000_000_000
+    w.write(live_points("r5", t0, range(0, 100)))
+    dash = live.LiveDashboard(catalog.RUNS, live.Source(target, refresh_s=3600), lambda _: None)
+    dash.refresh()
+    dash.follow()
+    mtt = next(v for v in dash.views if v.panel.title == "MTT distribution")
+    assert _newest_drawn(mtt) == t0 + 99 * 20_000_000
+    dash.drawn.seen = dash.drawn.sent  # the browser has drawn it
+    never = float("inf")
+
+    def look() -> None:  # a look between two reads of every panel, the run streaming
+        dash.resume, dash.due, dash.came = 0.0, never, time.monotonic()
+        dash.tick()
+
+    sent = dash.drawn.sent
+    look()
+    assert dash.drawn.sent == sent  # nothing new: nothing sent
+    w.write(live_points("r5", t0, range(100, 150)))
+    dash.drawn.sent += 1  # a message the browser has not drawn yet
+    look()
+    assert _newest_drawn(mtt) == t0 + 99 * 20_000_000
+    dash.drawn.seen = dash.drawn.sent
+    look()
+    assert _newest_drawn(mtt) == t0 + 149 * 20_000_000 and dash.drawn.sent == sent + 2
+
+
+def _newest_drawn(view: Any) -> int:
+    return int(view.box.status.html.split('data-newest="')[1].split('"')[0])
+
+
+def test_a_panel_without_data_says_whether_its_points_come_at_a_runs_end() -> None:
+    """In the middle of a run, the campaign row and the panels written at a run's end say that
+    their points come then, not that the run recorded none (as they did)."""
+    by_title = {p.title: live.why_empty(p) for p in PANELS}
+    for title in ("Runs", "Timing self-check per run", "Handover delay per path switch",
+                  "Cumulative TSN acknowledged per association", "Competing flows' throughput"):
+        assert "written when a run ends" in by_title[title] and "recorded none" not in by_title[title], by_title[title]
+    for title in ("Policy decisions and their inputs", "MTT distribution"):
+        assert by_title[title].endswith("(the run recorded none of these)"), by_title[title]
+    assert all(len(why) <= 160 and why.startswith("no data: ") for why in by_title.values())

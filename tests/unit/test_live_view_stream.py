@@ -8,6 +8,7 @@ the points in the glyph, and the legend is beside the data, not on it.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from bokeh.document import Document
@@ -106,3 +107,33 @@ def test_legends_are_beside_the_data_not_on_it() -> None:
         assert view.box.body.objects[0] is view.legend.pane
         assert [s.split("</span> ")[1].split("<")[0] for s in view.legend.pane.html.split('class="sb-legend-item"')[1:]] == \
             ["main a", "main b"]
+
+
+def test_the_mtt_distribution_spans_a_readable_range_that_stays_put_between_reads() -> None:
+    """Before a failure every MTT is the configured 10 ms give or take a fraction of a µs: the
+    axis spans at least 1 ms (not 10.00065-10.0009 ms, the jitter drawn as two bands), its bins
+    round, and further messages within it leave the bins where they were."""
+    panel = PANELS["MTT distribution"]
+    view, _ = _view(panel)
+    jitter = [10.00065, 10.0009, 10.0007, 10.00088]
+    view.show(_data(panel, {"main a": [(i * STEP, jitter[i % 2]) for i in range(100)]}), [], SPAN, SPAN)
+    left, right = view.source.data["left"], view.source.data["right"]
+    assert left[0] <= 10.00065 and right[-1] - left[0] >= 1.0 and left[0] == 10.0, (left[0], right[-1])
+    assert sum(view.source.data["top"]) == _status_points(view) == 100
+    view.show(_data(panel, {"main a": [(i * STEP, jitter[i % 4]) for i in range(300)]}), [], SPAN, SPAN)
+    assert (view.source.data["left"], view.source.data["right"]) == (left, right)
+    assert sum(view.source.data["top"]) == 300
+    # The failure's long transfers widen it, from a round value, every message still counted.
+    view.show(_data(panel, {"main a": [(i * STEP, 1106.999 if i == 300 else 10.0007) for i in range(450)]}), [], SPAN, SPAN)
+    assert view.source.data["left"][0] == 0.0 and view.source.data["right"][-1] >= 1106.999
+    assert len(view.source.data["top"]) <= panel.options["bucketCount"] and sum(view.source.data["top"]) == 450
+
+
+def test_histogram_edges_hold_every_value_in_round_bins() -> None:
+    for values in ([0.0], [3.0, 3.0], [200.0, 201.0], [0.1, 0.3], [10.0, 1106.999], [-2.0, 5.0]):
+        edges = live.histogram_edges(values, "ms", 50)
+        assert edges[0] <= min(values) and edges[-1] >= max(values), values
+        assert edges[-1] - edges[0] >= max(1.0, 0.05 * max(abs(v) for v in values)) - 1e-9, values
+        width = edges[1] - edges[0]
+        mantissa = width / 10 ** math.floor(math.log10(width))
+        assert any(abs(mantissa - m) < 1e-6 for m in (1, 2, 5)), (values, width)
