@@ -38,8 +38,9 @@ def _column(values: list[Any], arrow_type: Any) -> Any:
 
     dtype = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64}.get(arrow_type)
     present = [v for v in values if v is not None]
-    if arrow_type == pa.string() and all(type(v) is str for v in present):
-        encoded = [("" if v is None else v).encode() for v in values]
+    encoded = [("" if v is None else v).encode() for v in values] if arrow_type == pa.string() and all(
+        type(v) is str for v in present) else None
+    if encoded is not None and sum(map(len, encoded)) < 2**31:  # a string column's offsets are int32
         offsets = np.zeros(len(values) + 1, dtype=np.int32)
         np.cumsum([len(e) for e in encoded], out=offsets[1:])
         data = [pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
@@ -56,11 +57,12 @@ def _column(values: list[Any], arrow_type: Any) -> Any:
 
 
 def _fits(present: list[Any], dtype: Any) -> bool:
-    """Every value an int in the integer type's range, or an int or float for a float column."""
+    """Every value an int in the integer type's range, or a float or an int it holds exactly for a
+    float column."""
     import numpy as np
 
-    if dtype is np.float64:
-        return all(type(v) is float or type(v) is int for v in present)
+    if dtype is np.float64:  # pyarrow refuses an int a double cannot hold exactly
+        return all(type(v) is float or (type(v) is int and -2**53 <= v <= 2**53) for v in present)
     bounds = np.iinfo(dtype)
     return all(type(v) is int and bounds.min <= v <= bounds.max for v in present)
 

@@ -22,6 +22,7 @@ ROWS: list[dict[str, Any]] = [
     {"x": float("nan"), "s": "", "b": False},  # keys left out are nulls
     {"i": -2**63, "j": -2**31, "x": -0.0, "s": "é☃" * 3, "b": True, "l": []},
     {"i": 2**63 - 1, "j": 2**31 - 1, "x": 3, "s": "z" * 70_000, "b": False, "l": [3]},  # an int in a float column
+    {"x": -2**53},
 ]
 
 
@@ -44,7 +45,7 @@ def _error(write: Any) -> type[BaseException] | None:
     return None
 
 
-@pytest.mark.parametrize(("column", "value"), [("j", 2**31), ("i", 2**63), ("s", 3)])
+@pytest.mark.parametrize(("column", "value"), [("j", 2**31), ("i", 2**63), ("s", 3), ("x", 2**53 + 1)])
 def test_a_value_its_column_cannot_hold_is_refused_as_before(column: str, value: Any, tmp_path: Path) -> None:
     """pyarrow's own error, which names the column's type, not NumPy's."""
     before = _error(lambda: pa.Table.from_pylist([{column: value}], schema=SCHEMA))
