@@ -4,7 +4,7 @@ their limits (tests/unit/test_hostile_input.py and test_spec.py go through the l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from sctpbench.model import wording
 from sctpbench.model.experiment import Experiment
@@ -78,3 +78,19 @@ def test_an_unknown_or_missing_key_names_the_keys_of_its_section() -> None:
     # a validator's step in the location is no key
     assert wording.describe(_error("int_parsing", ("sctp", "function-after[x]", "rto_min"), "q"), SOURCE) == (
         "x.yaml:4: sctp.rto_min: Input should be an integer (got 'q')")
+
+
+def test_a_bound_is_worded_in_the_units_of_the_field_the_whole_key_names() -> None:
+    detail = lambda loc, data=None: wording.value_detail(  # noqa: E731
+        _error("greater_than_equal", loc, 5, ge=100_000_000), wording.NAME_HELP, data)
+    tcp = {"traffic": [{"kind": "tcp", "sample_interval": 5}]}
+    # a tcp flow's sample_interval is a duration; the kind comes from the input, the base flow has no such field
+    assert detail(("traffic", "0", "sample_interval"), tcp) == "5 is out of range; allowed: at least 100ms"
+    assert detail(("traffic", "0", "sample_interval")) == "5 is out of range; allowed: at least 100000000"
+    assert detail(("workload", "sctp", "rto_min")) == "5 is out of range; allowed: at least 100ms"  # the association's sctp:
+    assert detail(("nowhere", "x")) == "5 is out of range; allowed: at least 100000000"  # no model there: the number
+
+
+def test_a_union_of_several_kinds_is_not_followed_and_an_optional_one_is() -> None:
+    assert wording._unwrap(int | str | None) == int | str | None
+    assert wording._unwrap(Annotated[list[int] | None, "meta"]) == list[int]
