@@ -223,3 +223,13 @@ def test_compare_refuses_an_unknown_metric_and_a_folder_without_a_table(tmp_path
         compare.load(tmp_path / "bad.parquet")
     name, rows, info = compare.load(new / table.RUNS_FILE)
     assert (name, len(rows), info["name"]) == ("campaign new", 6, "campaign new")  # its name, not its folder's
+
+
+def test_each_association_is_compared_only_when_both_campaigns_have_the_same_several() -> None:
+    two = [{"association.a.mmtt_ms": 1.0, "association.b.mmtt_ms": 2.0}]
+    assert compare._association_metrics(two, two, ["mmtt_ms", "failover_time_ms"]) == [
+        "association.a.mmtt_ms", "association.a.failover_time_ms", "association.b.mmtt_ms", "association.b.failover_time_ms"]
+    one = [{"association.a.mmtt_ms": 1.0}]
+    assert compare._association_metrics(one, one, ["mmtt_ms"]) == []  # its metrics are the run's
+    assert compare._association_metrics(two, [{"association.a.mmtt_ms": 1.0, "association.c.mmtt_ms": 2.0}], ["mmtt_ms"]) == []
+    assert compare._association_metrics(two, one, ["mmtt_ms"]) == []
