@@ -92,5 +92,34 @@ def test_a_bound_is_worded_in_the_units_of_the_field_the_whole_key_names() -> No
 
 
 def test_a_union_of_several_kinds_is_not_followed_and_an_optional_one_is() -> None:
+    assert wording._unwrap(Annotated[list[int], "meta"] | None) == list[int]
     assert wording._unwrap(int | str | None) == int | str | None
     assert wording._unwrap(Annotated[list[int] | None, "meta"]) == list[int]
+
+
+def test_an_unknown_key_inside_an_event_or_a_list_entry_names_the_keys_of_its_own_section() -> None:
+    from sctpbench.model.experiment import Workload
+    from sctpbench.model.fields import DirectionOverride
+
+    degrade = {"events": [{"at": "1s", "degrade": "p1", "set": {"bogus": 1}}]}
+    shaping = ", ".join(DirectionOverride.model_fields)
+    # the event's kind is read from the input (degrade:), its set: is a section of its own
+    assert wording.describe(_error("extra_forbidden", ("events", "0", "set", "bogus"), 1), SOURCE, degrade) == (
+        f"x.yaml:1: events.0.set.bogus: unknown key; allowed: {shaping}")
+    workload = ", ".join(Workload.model_fields)
+    assert wording.describe(_error("extra_forbidden", ("workloads", "0", "bogus"), 1), SOURCE) == (
+        f"x.yaml:1: workloads.0.bogus: unknown key; allowed: {workload}")
+    # a stray top-level kind: is no flow's kind
+    assert wording.describe(_error("extra_forbidden", ("sctp", "bogus"), 1), SOURCE, {"kind": "tcp", "sctp": {}}).startswith(
+        "x.yaml:3: sctp.bogus: unknown key; allowed: rto_initial, ")
+
+
+def test_the_url_rule_is_found_by_the_last_two_parts_of_a_deeper_key() -> None:
+    error = _error("string_pattern_mismatch", ("set", "influx", "url"), "zz", pattern="^q$")
+    assert wording.value_detail(error, "N") == f"'zz' is not a valid URL; allowed: {wording.FIELD_HELP[('influx', 'url')]}"
+
+
+def test_a_key_past_a_plain_value_has_no_section_to_list() -> None:
+    assert wording.describe(_error("missing", ("sctp", "rto_min", "x"), {}), SOURCE) == "x.yaml:4: sctp.rto_min.x: required key is missing"
+    assert wording.describe(_error("extra_forbidden", ("sctp", "rto_min", "x"), 1), SOURCE) == (
+        "x.yaml:4: sctp.rto_min.x: unknown key; allowed: see the documentation")
