@@ -123,3 +123,14 @@ def test_a_key_past_a_plain_value_has_no_section_to_list() -> None:
     assert wording.describe(_error("missing", ("sctp", "rto_min", "x"), {}), SOURCE) == "x.yaml:4: sctp.rto_min.x: required key is missing"
     assert wording.describe(_error("extra_forbidden", ("sctp", "rto_min", "x"), 1), SOURCE) == (
         "x.yaml:4: sctp.rto_min.x: unknown key; allowed: see the documentation")
+
+
+def test_describe_reads_the_input_for_a_missing_sections_keys_and_a_bound() -> None:
+    from sctpbench.model.fields import DirectionOverride
+
+    degrade = {"events": [{"at": "1s", "degrade": "p1"}]}
+    assert wording.describe(_error("missing", ("events", "0", "set"), degrade["events"][0]), SOURCE, degrade) == (
+        f"x.yaml:1: events.0.set: required key is missing (a mapping with keys {', '.join(DirectionOverride.model_fields)})")
+    tcp = {"traffic": [{"kind": "tcp", "sample_interval": 5}]}
+    error = _error("greater_than_equal", ("traffic", "0", "sample_interval"), 5, ge=100_000_000)
+    assert wording.describe(error, SOURCE, tcp) == "x.yaml:1: traffic.0.sample_interval: 5 is out of range; allowed: at least 100ms"
