@@ -233,3 +233,22 @@ def test_each_association_is_compared_only_when_both_campaigns_have_the_same_sev
     assert compare._association_metrics(one, one, ["mmtt_ms"]) == []  # its metrics are the run's
     assert compare._association_metrics(two, [{"association.a.mmtt_ms": 1.0, "association.c.mmtt_ms": 2.0}], ["mmtt_ms"]) == []
     assert compare._association_metrics(two, one, ["mmtt_ms"]) == []
+
+
+def test_the_test_asked_for_decides_the_p_value_behind_the_verdict() -> None:
+    base, new = [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]  # Welch: p 0.021; Mann-Whitney's exact U: p 0.1
+    assert compare.judge("c", "mmtt_ms", new, base, "welch", 0.05, 0.1).verdict == "regressed"
+    judged = compare.judge("c", "mmtt_ms", new, base, "mannwhitney", 0.05, 0.1)
+    assert (judged.p_value, judged.verdict) == (pytest.approx(0.1, abs=1e-9), "unchanged")
+
+
+def test_ranks_that_moved_with_the_mean_unchanged_are_no_regression() -> None:
+    base, new = [9.0] * 10, [8.0] * 9 + [18.0]  # both means 9: Mann-Whitney's p 0.0008, the effect 0
+    judged = compare.judge("c", "mmtt_ms", new, base, "mannwhitney", 0.05, 0.1)
+    assert judged.p_value is not None and judged.p_value < 0.001 and (judged.relative, judged.verdict) == (0.0, "unchanged")
+
+
+def test_the_report_lists_every_regressed_metric_of_a_configuration() -> None:
+    c = Comparison("a", "b", "welch", 0.05, 0.1, changes=[Change("x", m, [1.0, 1.0], [2.0, 2.0], 0.0, "regressed")
+                                                           for m in ("mmtt_ms", "failover_time_ms")])
+    assert compare.render(c).splitlines()[-2:] == ["regression: 2 metric(s) in 1 configuration(s)", "  x: mmtt_ms, failover_time_ms"]
