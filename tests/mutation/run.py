@@ -21,7 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-COPIED = ("sctpbench", "tests", "examples", "pyproject.toml")  # tests read examples/ too
+COPIED = ("sctpbench", "tests", "examples", "reproductions", "pyproject.toml")  # tests read examples/ and the shipped tables too
+DATA = ("examples", "reproductions")  # what mutmut copies beside its mutants (also_copy)
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "mutants", ".pytest_cache")
 EQUIVALENT = re.compile(r"^- `(?P<name>[^`]+)`.*\bequivalent\b", re.MULTILINE)
 
@@ -49,7 +50,8 @@ def prepare(work: Path, module: str, tests: list[str]) -> None:
         else:
             shutil.copy2(source, target)
     selection = "\n    ".join(tests)
-    (work / "setup.cfg").write_text(f"[mutmut]\nsource_paths=sctpbench\nonly_mutate={module}\nalso_copy=examples\n"
+    data = "\n    ".join(DATA)
+    (work / "setup.cfg").write_text(f"[mutmut]\nsource_paths=sctpbench\nonly_mutate={module}\nalso_copy=\n    {data}\n"
                                     f"pytest_add_cli_args_test_selection=\n    {selection}\n")
 
 

@@ -135,12 +135,29 @@ def test_the_compared_campaigns_folder_is_given_found_beside_by_its_name_or_ship
     assert check.other_folders(folder, loaded, []) == {"again": shipped.default_folder(ROOT / "tests/data/campaigns/tiny-virtual.yaml")}
     (tmp_path / "runs" / "tiny-virtual").mkdir()  # beside it after all: that one
     assert check.other_folders(folder, loaded, []) == {"again": tmp_path / "runs" / "tiny-virtual"}
-    for bad in ("again", "other=/x"):
-        with pytest.raises(SpecError, match=f"^--with {bad}: allowed: NAME=FOLDER with NAME one of the claims file's campaigns: again$"):
-            check.other_folders(folder, loaded, [bad])
+    assert check.other_folders(folder, loaded, ["again=/x/loss=0.1"]) == {"again": Path("/x/loss=0.1")}  # split at the first =
     none = claims.load(CLAIMS)
     with pytest.raises(SpecError, match="campaigns: none$"):
         check.other_folders(folder, none, ["again=/x"])
+
+
+@pytest.mark.parametrize("bad", ["again", "other=/x"])
+def test_a_with_without_a_name_of_the_claims_files_campaigns_is_refused(tmp_path: Path, bad: str) -> None:
+    from sctpbench.analysis import claims
+
+    path = tmp_path / "two.claims.yaml"
+    path.write_text(TWO)
+    with pytest.raises(SpecError, match=f"^--with {bad}: allowed: NAME=FOLDER with NAME one of the claims file's campaigns: again$"):
+        check.other_folders(tmp_path, claims.load(path), [bad])
+
+
+def test_the_with_refusal_lists_every_campaign_of_the_claims_file(tmp_path: Path) -> None:
+    from sctpbench.analysis import claims
+
+    path = tmp_path / "three.claims.yaml"
+    path.write_text(TWO.replace("campaigns: {again: ", f"campaigns: {{more: {ROOT}/tests/data/campaigns/tiny-virtual.yaml, again: "))
+    with pytest.raises(SpecError, match="campaigns: more, again$"):
+        check.other_folders(tmp_path, claims.load(path), ["other=/x"])
 
 
 def test_check_prints_the_modes_and_the_tally_with_where_the_verdicts_went(campaign: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -181,3 +198,83 @@ claims:
     assert cli.main(["campaign", "check", str(campaign), str(path)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"1 hold, 0 contradicted, 0 inconclusive, 1 not exercised; verdicts in {campaign / campaign_files.CLAIMS}")
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def _lines(results: list[Any]) -> list[str]:
+    return [r.line() for r in results]
+
+
+def test_sequential_verdicts_when_asked_and_only_then(campaign: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fixed = _lines(check.evaluate(campaign, CLAIMS, [], say=_quiet)[0])  # the four runs a configuration: not added round by round
+    asked = _lines(check.evaluate(campaign, CLAIMS, [], True, _quiet)[0])
+    assert fixed == _lines(check.evaluate(campaign, CLAIMS, [], False, _quiet)[0])
+    assert "; sequential, at 99.5833% → holds" in asked[0] and "sequential" not in fixed[0]
+    said: list[str] = []
+    assert _lines(check.verdicts(campaign, CLAIMS, [], True, said.append)[0]) == asked
+    assert _lines(check.verdicts(campaign, CLAIMS, [], say=said.append)[0]) == fixed
+    assert "sequential" not in said[-len(fixed) - 1] and json.loads((campaign / campaign_files.CLAIMS).read_text())["sequential"] is False
+    assert cli.main(["campaign", "check", str(campaign), str(CLAIMS), "--sequential"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[1:-1] == asked and json.loads((campaign / campaign_files.CLAIMS).read_text())["sequential"] is True
+
+
+def test_a_value_swept_but_not_run_yet_makes_a_check_of_no_runs(campaign: Path) -> None:
+    rows = [r for r in table.read(campaign) if r["param.sctp.path_max_retrans"] == "1"]  # `campaign run --only` one value
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pq.write_table(pa.Table.from_pylist(rows), campaign / campaign_files.RUNS_TABLE)
+    info = json.loads((campaign / "campaign.json").read_text())
+    (campaign / "campaign.json").write_text(json.dumps(info | {"values": {"sctp.path_max_retrans": ["1", "2"]}}))
+    results = check.evaluate(campaign, CLAIMS, [], say=_quiet)[0]
+    assert results[0].line() == ("INCONCLUSIVE fewer-retransmissions-detect-sooner: detection_time_ms <; a 306.1 ± 5.1 (n 4) "
+                                 "vs b no runs, a − b no interval (unpaired) → inconclusive (RFC 9260, Sec. 8.2)")
+
+
+def test_the_compared_campaigns_swept_keys_come_from_its_table_without_a_campaign_json(tmp_path: Path, campaign: Path,
+                                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    other = Path(shutil.copytree(campaign, tmp_path / "again"))
+    (other / "campaign.json").unlink()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pq.write_table(pa.Table.from_pylist([r | {"param.loss": "0.1"} for r in table.read(other)]), other / campaign_files.RUNS_TABLE)
+    path = tmp_path / "two.claims.yaml"
+    path.write_text(TWO.replace("b: {campaign: again}", "tolerance: 1%, b: {campaign: again, loss: 0.1}"))
+    said: list[str] = []
+    results = check.verdicts(campaign, path, [f"again={other}"], say=said.append)[0]
+    assert said[0] == f"compared with again: {other} (8 runs)" and capsys.readouterr().out == ""  # told to the caller
+    assert results[0].line() == ("INCONCLUSIVE same: detection_time_ms ≈; a 510.1 ± 182.3 (n 8) vs b 510.1 ± 182.3 (n 8), "
+                                 "a − b [-233.9, 233.9] (unpaired; within ±5.1) → inconclusive (test)")
+    assert cli.main(["campaign", "check", str(campaign), str(path), "--with", f"again={other}"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"compared with again: {other} (8 runs)"
+
+
+def test_modes_refusal_lists_every_metric(campaign: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sctpbench.analysis import metrics
+
+    assert cli.main(["campaign", "check", str(campaign), str(CLAIMS), "--modes", "nope"]) == 2
+    assert f"--modes: nope: unknown metric; allowed: {', '.join(metrics.METRIC_KEYS)}" in capsys.readouterr().err
+
+
+def test_check_help_names_each_argument_and_says_what_it_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """The words a user reads to learn the command (`campaign check --help`, `campaign --help`)."""
+    with pytest.raises(SystemExit):
+        cli.main(["campaign", "check", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.startswith("usage: sctpbench campaign check [-h] [--with NAME=FOLDER] [--sequential] [--modes METRIC[,METRIC]] "
+                           "folder [claims] ")
+    for words in ("folder the campaign folder",
+                  "claims the claims file (default: claims.yaml beside the campaign file the folder was run from)",
+                  "--with NAME=FOLDER the folder of a campaign the claims file's campaigns: names (default: the folder of that "
+                  "campaign's name beside FOLDER; for shipped tables, that campaign's shipped tables)",
+                  "--sequential each interval at the confidence a campaign run until conclusive spends at its sample size "
+                  "(docs/claims.md#sequential): the verdicts `campaign run --until-conclusive` stops on",
+                  "--modes METRIC[,METRIC] also print each configuration's modes of these metrics across its runs (docs/claims.md)"):
+        assert words in text
+    assert text.endswith("across its runs (docs/claims.md)")
+    with pytest.raises(SystemExit):
+        cli.main(["campaign", "--help"])
+    assert " check check a claims file on a campaign's runs; exit 1 on a contradicted claim options:" in " ".join(capsys.readouterr().out.split())

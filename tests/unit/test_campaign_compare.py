@@ -223,3 +223,73 @@ def test_compare_refuses_an_unknown_metric_and_a_folder_without_a_table(tmp_path
         compare.load(tmp_path / "bad.parquet")
     name, rows, info = compare.load(new / table.RUNS_FILE)
     assert (name, len(rows), info["name"]) == ("campaign new", 6, "campaign new")  # its name, not its folder's
+
+
+def test_each_association_is_compared_only_when_both_campaigns_have_the_same_several() -> None:
+    two = [{"association.a.mmtt_ms": 1.0, "association.b.mmtt_ms": 2.0}]
+    assert compare._association_metrics(two, two, ["mmtt_ms", "failover_time_ms"]) == [
+        "association.a.mmtt_ms", "association.a.failover_time_ms", "association.b.mmtt_ms", "association.b.failover_time_ms"]
+    one = [{"association.a.mmtt_ms": 1.0}]
+    assert compare._association_metrics(one, one, ["mmtt_ms"]) == []  # its metrics are the run's
+    assert compare._association_metrics(two, [{"association.a.mmtt_ms": 1.0, "association.c.mmtt_ms": 2.0}], ["mmtt_ms"]) == []
+    assert compare._association_metrics(two, one, ["mmtt_ms"]) == []
+
+
+def test_the_test_asked_for_decides_the_p_value_behind_the_verdict() -> None:
+    base, new = [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]  # Welch: p 0.021; Mann-Whitney's exact U: p 0.1
+    assert compare.judge("c", "mmtt_ms", new, base, "welch", 0.05, 0.1).verdict == "regressed"
+    judged = compare.judge("c", "mmtt_ms", new, base, "mannwhitney", 0.05, 0.1)
+    assert (judged.p_value, judged.verdict) == (pytest.approx(0.1, abs=1e-9), "unchanged")
+
+
+def test_ranks_that_moved_with_the_mean_unchanged_are_no_regression() -> None:
+    base, new = [9.0] * 10, [8.0] * 9 + [18.0]  # both means 9: Mann-Whitney's p 0.0008, the effect 0
+    judged = compare.judge("c", "mmtt_ms", new, base, "mannwhitney", 0.05, 0.1)
+    assert judged.p_value is not None and judged.p_value < 0.001 and (judged.relative, judged.verdict) == (0.0, "unchanged")
+
+
+def test_the_report_lists_every_regressed_metric_of_a_configuration() -> None:
+    c = Comparison("a", "b", "welch", 0.05, 0.1, changes=[Change("x", m, [1.0, 1.0], [2.0, 2.0], 0.0, "regressed")
+                                                           for m in ("mmtt_ms", "failover_time_ms")])
+    assert compare.render(c).splitlines()[-2:] == ["regression: 2 metric(s) in 1 configuration(s)", "  x: mmtt_ms, failover_time_ms"]
+
+
+def test_p_value_of_small_and_two_valued_samples() -> None:
+    # two values only: Mann-Whitney's U with ties (scipy's normal approximation), not the all-equal answer 1
+    tied = stats.mannwhitneyu([2.0, 2.0], [1.0, 1.0], alternative="two-sided").pvalue
+    assert compare.p_value([2.0, 2.0], [1.0, 1.0], "mannwhitney") == pytest.approx(tied, rel=1e-12) and tied < 0.2
+    assert compare.p_value([1.0, 2.0, 3.0], [4.0, 5.0], "mannwhitney") == pytest.approx(0.2, abs=1e-9)  # 2 of 10
+    # one side constant: still Welch's t (its variance alone), not the both-constant answer
+    t, df = 3 / math.sqrt(1 / 3), 2
+    assert compare.p_value([1.0, 2.0, 3.0], [5.0, 5.0, 5.0], "welch") == pytest.approx(2 * stats.t.sf(t, df), rel=1e-9)
+
+
+def test_compare_judges_each_configuration_with_the_test_and_thresholds_asked_for(tmp_path: Path) -> None:
+    runs = {"sctp.path_max_retrans=1": [("ok", 200.0), ("ok", 201.0), ("ok", 203.0)]}
+    new, base = _folder(tmp_path, "new", runs), _folder(tmp_path, "base", {"sctp.path_max_retrans=1": [("ok", 100.0)] * 2 + [("ok", 102.0)]})
+    welch = compare.compare(new, base, ["failover_time_ms"], "welch", 0.05, 0.5)
+    assert [(ch.config, ch.verdict) for ch in welch.changes] == [("sctp.path_max_retrans=1", "regressed"), ("sctp.path_max_retrans=2", "unchanged")]
+    assert welch.changes[0].p_value == pytest.approx(compare.p_value([200.0, 201.0, 203.0], [100.0, 100.0, 102.0], "welch"))
+    ranks = compare.compare(new, base, ["failover_time_ms"], "mannwhitney", 0.05, 0.5)
+    u = stats.mannwhitneyu([200.0, 201.0, 203.0], [100.0, 100.0, 102.0], alternative="two-sided").pvalue  # 0.077: ties
+    assert (ranks.changes[0].p_value, ranks.changes[0].verdict) == (pytest.approx(u, rel=1e-12), "unchanged")
+
+
+def test_compare_without_a_campaign_json_has_no_budgets_and_several_associations_are_judged_each(tmp_path: Path) -> None:
+    from tests.unit.test_campaign import _campaign_with_associations
+
+    base, new = _campaign_with_associations(tmp_path, "base", 60.0), _campaign_with_associations(tmp_path, "new", 80.0)
+    (new / "campaign.json").unlink()
+    c = compare.compare(new, base, ["failover_time_ms"])
+    assert c.budgets == [] and c.new_name == "new"
+    assert [ch.metric for ch in c.changes if ch.config == "sctp.path_max_retrans=1"] == [
+        "failover_time_ms", "association.a.failover_time_ms", "association.b.failover_time_ms"]
+    assert {ch.metric for ch in c.regressions} == {"association.b.failover_time_ms"}
+
+
+def test_an_unknown_metric_is_refused_with_every_metric_allowed(tmp_path: Path) -> None:
+    from sctpbench.analysis import metrics
+
+    with pytest.raises(SpecError) as refused:
+        compare.compare(tmp_path, tmp_path, ["nope"])
+    assert str(refused.value) == f"--metrics: nope: unknown metric; allowed: {', '.join(metrics.METRIC_KEYS)}"

@@ -2,6 +2,7 @@
 their number was chosen by looking at the verdicts, so only sequential intervals are valid
 (docs/claims.md#sequential), and check uses them without being asked."""
 
+import shutil
 from pathlib import Path
 
 from sctpbench.analysis import claims
@@ -30,3 +31,16 @@ def test_runs_added_round_by_round_get_the_sequential_verdicts_unasked() -> None
     stable = next(r for r in unasked if r.claim.id == "rdc-stable-below-075")
     assert stable.verdict == "inconclusive"
     assert claims.counts(unasked) == {"holds": 6, "contradicted": 2, "inconclusive": 1, "not exercised": 2}
+
+
+def test_the_header_says_why_the_verdicts_are_sequential_when_nobody_asked(tmp_path: Path) -> None:
+    folder = Path(shutil.copytree(SHIPPED_003, tmp_path / "results"))  # verdicts writes claims.json beside the runs
+    why = "; sequential: each interval at the confidence its sample size spends"
+    forced = " (the configurations have different numbers of runs: repetitions added round by round)"
+    said: list[str] = []
+    check.verdicts(folder, SHIPPED_003.parent / "claims.yaml", [], say=said.append)
+    header = said[0]
+    assert f"95% confidence{why}{forced}, " in header
+    said.clear()
+    check.verdicts(folder, SHIPPED_003.parent / "claims.yaml", [], sequential=True, say=said.append)
+    assert said[0] == header.replace(forced, "")  # asked: no reason to give

@@ -74,6 +74,11 @@ def test_a_verdict_line_carries_the_figures(campaign: Path) -> None:
     assert "a/b [2.31, 2.36] (paired, n 4) → contradicted" in line["detection-triples"]
     assert "pmr=one: modes 304.8 [304.0–310.7] (100%, 4 runs)" in line["detection-unimodal-per-setting"]
     assert "modes 304.8 [304.0–310.7] (50%, 4 runs) | 712.8 [712.0–718.7] (50%, 4 runs)" in line["detection-bimodal-over-both"]
+    # a claim for each setting: its checks one after the other, joined by '; '
+    assert line["detection-unimodal-per-setting"] == (
+        "INCONCLUSIVE detection-unimodal-per-setting: detection_time_ms unimodal; pmr=one: modes 304.8 [304.0–310.7] "
+        "(100%, 4 runs) (n 4; a mode counts from 2 runs, 22 runs show a 20% mode) → inconclusive; pmr=two: modes 712.8 "
+        "[712.0–718.7] (100%, 4 runs) (n 4; a mode counts from 2 runs, 22 runs show a 20% mode) → inconclusive (test)")
 
 
 def test_only_ok_runs_count(campaign: Path) -> None:

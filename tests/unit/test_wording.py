@@ -4,7 +4,7 @@ their limits (tests/unit/test_hostile_input.py and test_spec.py go through the l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from sctpbench.model import wording
 from sctpbench.model.experiment import Experiment
@@ -78,3 +78,59 @@ def test_an_unknown_or_missing_key_names_the_keys_of_its_section() -> None:
     # a validator's step in the location is no key
     assert wording.describe(_error("int_parsing", ("sctp", "function-after[x]", "rto_min"), "q"), SOURCE) == (
         "x.yaml:4: sctp.rto_min: Input should be an integer (got 'q')")
+
+
+def test_a_bound_is_worded_in_the_units_of_the_field_the_whole_key_names() -> None:
+    detail = lambda loc, data=None: wording.value_detail(  # noqa: E731
+        _error("greater_than_equal", loc, 5, ge=100_000_000), wording.NAME_HELP, data)
+    tcp = {"traffic": [{"kind": "tcp", "sample_interval": 5}]}
+    # a tcp flow's sample_interval is a duration; the kind comes from the input, the base flow has no such field
+    assert detail(("traffic", "0", "sample_interval"), tcp) == "5 is out of range; allowed: at least 100ms"
+    assert detail(("traffic", "0", "sample_interval")) == "5 is out of range; allowed: at least 100000000"
+    assert detail(("workload", "sctp", "rto_min")) == "5 is out of range; allowed: at least 100ms"  # the association's sctp:
+    assert detail(("nowhere", "x")) == "5 is out of range; allowed: at least 100000000"  # no model there: the number
+
+
+def test_a_union_of_several_kinds_is_not_followed_and_an_optional_one_is() -> None:
+    assert wording._unwrap(Annotated[list[int], "meta"] | None) == list[int]
+    assert wording._unwrap(int | str | None) == int | str | None
+    assert wording._unwrap(Annotated[list[int] | None, "meta"]) == list[int]
+
+
+def test_an_unknown_key_inside_an_event_or_a_list_entry_names_the_keys_of_its_own_section() -> None:
+    from sctpbench.model.experiment import Workload
+    from sctpbench.model.fields import DirectionOverride
+
+    degrade = {"events": [{"at": "1s", "degrade": "p1", "set": {"bogus": 1}}]}
+    shaping = ", ".join(DirectionOverride.model_fields)
+    # the event's kind is read from the input (degrade:), its set: is a section of its own
+    assert wording.describe(_error("extra_forbidden", ("events", "0", "set", "bogus"), 1), SOURCE, degrade) == (
+        f"x.yaml:1: events.0.set.bogus: unknown key; allowed: {shaping}")
+    workload = ", ".join(Workload.model_fields)
+    assert wording.describe(_error("extra_forbidden", ("workloads", "0", "bogus"), 1), SOURCE) == (
+        f"x.yaml:1: workloads.0.bogus: unknown key; allowed: {workload}")
+    # a stray top-level kind: is no flow's kind
+    assert wording.describe(_error("extra_forbidden", ("sctp", "bogus"), 1), SOURCE, {"kind": "tcp", "sctp": {}}).startswith(
+        "x.yaml:3: sctp.bogus: unknown key; allowed: rto_initial, ")
+
+
+def test_the_url_rule_is_found_by_the_last_two_parts_of_a_deeper_key() -> None:
+    error = _error("string_pattern_mismatch", ("set", "influx", "url"), "zz", pattern="^q$")
+    assert wording.value_detail(error, "N") == f"'zz' is not a valid URL; allowed: {wording.FIELD_HELP[('influx', 'url')]}"
+
+
+def test_a_key_past_a_plain_value_has_no_section_to_list() -> None:
+    assert wording.describe(_error("missing", ("sctp", "rto_min", "x"), {}), SOURCE) == "x.yaml:4: sctp.rto_min.x: required key is missing"
+    assert wording.describe(_error("extra_forbidden", ("sctp", "rto_min", "x"), 1), SOURCE) == (
+        "x.yaml:4: sctp.rto_min.x: unknown key; allowed: see the documentation")
+
+
+def test_describe_reads_the_input_for_a_missing_sections_keys_and_a_bound() -> None:
+    from sctpbench.model.fields import DirectionOverride
+
+    degrade = {"events": [{"at": "1s", "degrade": "p1"}]}
+    assert wording.describe(_error("missing", ("events", "0", "set"), degrade["events"][0]), SOURCE, degrade) == (
+        f"x.yaml:1: events.0.set: required key is missing (a mapping with keys {', '.join(DirectionOverride.model_fields)})")
+    tcp = {"traffic": [{"kind": "tcp", "sample_interval": 5}]}
+    error = _error("greater_than_equal", ("traffic", "0", "sample_interval"), 5, ge=100_000_000)
+    assert wording.describe(error, SOURCE, tcp) == "x.yaml:1: traffic.0.sample_interval: 5 is out of range; allowed: at least 100ms"
