@@ -124,7 +124,9 @@ def judge(config: str, metric: str, new: list[float], base: list[float], test: T
     rel = change.relative or 0.0
     direction = WORSE.get(metric.rsplit(".", 1)[-1], +1)  # association.<name>.<metric>: the metric's direction
     verdict: Verdict = "unchanged"
-    if p < alpha and abs(rel) >= min_effect and direction != 0:
+    # A distribution that moved with its mean unchanged has no direction (Mann-Whitney can say
+    # it moved; at --min-effect 0 it read "improved").
+    if p < alpha and rel != 0 and abs(rel) >= min_effect and direction != 0:
         verdict = "regressed" if rel * direction > 0 else "improved"
     return Change(config, metric, base, new, p, verdict)
 

@@ -46,6 +46,12 @@ def test_relative_change_against_a_zero_baseline_is_none_zero_or_infinite() -> N
     assert rel([], [1.0]) is None and rel([1.0], []) is None
 
 
+def test_a_distribution_that_moved_with_its_mean_unchanged_is_unchanged_at_min_effect_0() -> None:
+    new, base = [8.0] * 9 + [18.0], [9.0] * 10  # same mean 9; Mann-Whitney's p 0.0008
+    moved = compare.judge("c", "mmtt_ms", new, base, "mannwhitney", 0.05, 0.0)
+    assert moved.p_value is not None and moved.p_value < 0.05 and moved.verdict == "unchanged"
+
+
 def test_the_verdict_needs_p_below_alpha_and_an_effect_of_at_least_min_effect() -> None:
     base, new = [100.0, 100.0], [110.0, 110.0]  # constant: p is 0, the effect exactly 10 %
     assert compare.judge("c", "mmtt_ms", new, base, "welch", 0.05, 0.10).verdict == "regressed"
