@@ -113,7 +113,7 @@ def ship(folder: Path, dest: Path, campaign_file: Path) -> Totals:
     info = campaign_files.read_info(folder)
     if info is None:
         raise ResultsFileError(f"{folder}: no {campaign_files.INFO}; allowed: a campaign folder after `campaign run`")
-    rows = shipped_rows(folder)
+    rows = _keeping(shipped_rows(folder), campaign_files.read_table(dest / campaign_files.RUNS_TABLE) or [])
     dest.mkdir(parents=True, exist_ok=True)
     relative = os.path.relpath(campaign_file.resolve(), dest.resolve())
     # campaign.json names the campaign file by where it lies on the machine that ran it
@@ -122,6 +122,14 @@ def ship(folder: Path, dest: Path, campaign_file: Path) -> Totals:
     made = totals(str(info.get("name") or folder.name), relative, rows)
     campaign_files.write_shipped(dest, made.to_dict())
     return made
+
+
+def _keeping(rows: list[Row], before: list[Row]) -> list[Row]:
+    """The folder's rows and the shipped rows of a configuration and repetition it has not:
+    `--until-conclusive` resumed from shipped tables runs its campaign file's repetitions
+    first, and shipping that round alone would leave fewer runs in git than were there."""
+    have = {(r["config"], int(r["repetition"])) for r in rows}
+    return rows + [r for r in before if (r["config"], int(r["repetition"])) not in have]
 
 
 def carry(dest: Path, folder: Path, runs: list[Run]) -> int:

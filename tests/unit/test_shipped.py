@@ -154,3 +154,18 @@ def test_campaign_run_with_tables_carries_before_and_ships_after(campaign: Path,
     status = cli.main(["campaign", "run", str(CAMPAIGN), "--tables", str(dest), "--out", str(tmp_path / "out")])
     assert status == 0 and asked == [0]
     assert campaign_files.read_shipped(dest) is not None and len(table.read(dest)) == 8
+
+
+def test_shipping_a_round_of_fewer_repetitions_keeps_the_runs_already_shipped(campaign: Path, tmp_path: Path,
+                                                                               runs: list[expand.Run]) -> None:
+    """--until-conclusive resumed from shipped tables first runs its file's repetitions: the
+    table shipped after that round still holds every run shipped before."""
+    dest = tmp_path / "results"
+    shipped.ship(campaign, dest, CAMPAIGN)
+    first_round = Path(shutil.copytree(campaign, tmp_path / "round/tiny-virtual"))
+    table.write(first_round, [r for r in runs if r.repetition <= 2], campaign_spec.load(CAMPAIGN).swept)
+    assert len(table.read(first_round)) == 4
+    made = shipped.ship(first_round, dest, CAMPAIGN)
+    assert (made.runs, made.repetitions_min, made.repetitions_max) == (8, 4, 4)
+    assert sorted((r["config"], r["repetition"]) for r in table.read(dest)) == sorted(
+        (r.config.label, r.repetition) for r in runs)
