@@ -86,7 +86,8 @@ def mode_lines(rows: list[dict[str, Any]], metric_names: list[str]) -> list[str]
 
 
 def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict[str, Path]:
-    """The folders of the campaigns the claims compare with: --with NAME=FOLDER, else beside FOLDER by the campaign's name."""
+    """The folders of the campaigns the claims compare with: --with NAME=FOLDER, else beside FOLDER by the campaign's
+    name, else (none there, or FOLDER is shipped tables) the other campaign's shipped tables."""
     from sctpbench.campaign import spec as campaign_spec
 
     out: dict[str, Path] = {}
@@ -100,10 +101,14 @@ def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict
         if name not in out:
             named = campaign_spec.load(loaded.file.parent / file).campaign.name or name
             out[name] = folder.parent / named
-            if not out[name].is_dir() and (folder / campaign_files.SHIPPED).is_file():
-                from sctpbench.campaign import shipped  # checking shipped tables: the other's shipped ones
+            if not out[name].is_dir():
+                from sctpbench.campaign import shipped
 
-                out[name] = shipped.default_folder(loaded.file.parent / file)
+                # checking shipped tables, or a campaign run here (--until-conclusive's rounds) whose
+                # compared campaign was not: the other's shipped ones
+                tables = shipped.default_folder(loaded.file.parent / file)
+                if (folder / campaign_files.SHIPPED).is_file() or (tables / campaign_files.SHIPPED).is_file():
+                    out[name] = tables
     return out
 
 

@@ -278,3 +278,17 @@ def test_check_help_names_each_argument_and_says_what_it_does(capsys: pytest.Cap
     with pytest.raises(SystemExit):
         cli.main(["campaign", "--help"])
     assert " check check a claims file on a campaign's runs; exit 1 on a contradicted claim options:" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_campaign_run_here_compares_with_the_others_shipped_tables_when_it_was_not_run_beside(tmp_path: Path) -> None:
+    """--until-conclusive's rounds check the folder under --out: a compared campaign run only
+    elsewhere (its tables shipped) is found there; one run beside the folder is preferred."""
+    from sctpbench.analysis import claims as claims_model
+
+    background = Path(__file__).resolve().parents[2] / "reproductions/003-background"
+    loaded = claims_model.load(background / "claims.yaml")
+    folder = tmp_path / "out/003-background"
+    found = check.other_folders(folder, loaded, [])
+    assert list(found) == ["no-background"] and found["no-background"].resolve() == background.parent / "003-two-paths/results"
+    (tmp_path / "out/003-two-paths").mkdir(parents=True)
+    assert check.other_folders(folder, loaded, []) == {"no-background": tmp_path / "out/003-two-paths"}
