@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,7 +67,11 @@ def lab(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 
 
 def ssh(machine: MachineEntry, command: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(machine.ssh_argv(command), input=stdin, capture_output=True, text=True, timeout=60)
+    # Never the test's own stdin: ssh makes its stdin non-blocking, and one killed at its timeout
+    # leaves it so for every later process that shares it (Ansible then refuses to start). The
+    # timeout is a deadline for a guest starved beside the lab test's busy loops, not a bound.
+    where: dict[str, Any] = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
+    return subprocess.run(machine.ssh_argv(command), capture_output=True, text=True, timeout=180, **where)
 
 
 def test_every_guest_answers_ssh_with_its_host_name(lab: labs.Lab) -> None:
@@ -171,7 +176,7 @@ def test_ansible_pings_every_machine(lab: labs.Lab, tmp_path: Path) -> None:
            "ANSIBLE_HOST_KEY_CHECKING": "False", "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible")}
     started = time.monotonic()
     r = subprocess.run([ANSIBLE, "-i", str(hosts), "all", "-m", "ping", "-o"], capture_output=True, text=True,
-                       env=env, timeout=300)
+                       env=env, timeout=300, stdin=subprocess.DEVNULL)
     print(f"ansible ping: {time.monotonic() - started:.1f} s wall")
     assert r.returncode == 0, r.stdout + r.stderr
     assert sorted(line.split(" | ")[0] for line in r.stdout.splitlines() if "SUCCESS" in line) == ["client", "emu", "server"]
