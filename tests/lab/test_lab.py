@@ -176,7 +176,7 @@ def test_ansible_pings_every_machine(lab: labs.Lab, tmp_path: Path) -> None:
            "ANSIBLE_HOST_KEY_CHECKING": "False", "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible")}
     started = time.monotonic()
     r = subprocess.run([ANSIBLE, "-i", str(hosts), "all", "-m", "ping", "-o"], capture_output=True, text=True,
-                       env=env, timeout=300, stdin=subprocess.DEVNULL)
+                       env=env, timeout=300)
     print(f"ansible ping: {time.monotonic() - started:.1f} s wall")
     assert r.returncode == 0, r.stdout + r.stderr
     assert sorted(line.split(" | ")[0] for line in r.stdout.splitlines() if "SUCCESS" in line) == ["client", "emu", "server"]
