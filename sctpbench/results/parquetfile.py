@@ -38,11 +38,12 @@ def _column(values: list[Any], arrow_type: Any) -> Any:
 
     dtype = {pa.int64(): np.int64, pa.int32(): np.int32, pa.float64(): np.float64}.get(arrow_type)
     present = [v for v in values if v is not None]
-    encoded = [("" if v is None else v).encode() for v in values] if arrow_type == pa.string() and all(
-        type(v) is str for v in present) else None
-    if encoded is not None and sum(map(len, encoded)) < 2**31:  # a string column's offsets are int32
+    strings = arrow_type == pa.string() and all(type(v) is str for v in present)
+    encoded = [("" if v is None else v).encode() for v in values] if strings else []
+    lengths = [len(e) for e in encoded]
+    if strings and sum(lengths) < 2**31:  # a string column's offsets are int32
         offsets = np.zeros(len(values) + 1, dtype=np.int32)
-        np.cumsum([len(e) for e in encoded], out=offsets[1:])
+        np.cumsum(lengths, out=offsets[1:])
         data = [pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
     elif arrow_type == pa.bool_() and all(type(v) is bool for v in present):
         data = [pa.py_buffer(np.packbits(np.array([v is True for v in values], dtype=bool), bitorder="little"))]
@@ -51,8 +52,10 @@ def _column(values: list[Any], arrow_type: Any) -> Any:
     else:
         return pa.array(values, type=arrow_type)
     nulls = len(values) - len(present)
-    valid = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
-    validity = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
+    validity = None
+    if nulls:
+        valid = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
     return pa.Array.from_buffers(arrow_type, len(values), [validity, *data], null_count=nulls)
 
 
