@@ -5,28 +5,42 @@ Order is preference: `--backend auto` takes the first of AUTO that is available 
 host that can run the experiment on its own kernel (netns) does, and the guest (uml)
 serves everywhere else. The others run only when asked for by name: mininet, and ansible,
 which drives other machines. A new backend is a folder beside the others whose backend.py
-implements protocol.Backend, and a line here.
+implements protocol.Backend, and a line in PLACES.
+
+A backend's module is imported when it is asked for by name, not before: a run on the
+guest never imports the Ansible or Mininet code (a tenth of a CPU-second of every run's
+start-up, measured in docs/development.md).
 """
 
 from __future__ import annotations
 
-from sctpbench.backends.ansible.backend import AnsibleBackend
-from sctpbench.backends.mininet.backend import MininetBackend
-from sctpbench.backends.netns.backend import NetnsBackend
+import importlib
+
 from sctpbench.backends.protocol import Backend
-from sctpbench.backends.uml.backend import UmlBackend
 from sctpbench.model.errors import BackendError
 
-BACKENDS: tuple[Backend, ...] = (NetnsBackend(), UmlBackend(), MininetBackend(), AnsibleBackend())
+# Each backend's name and where its class is ("module:class"), in --backend's order.
+PLACES: dict[str, str] = {
+    "netns": "sctpbench.backends.netns.backend:NetnsBackend",
+    "uml": "sctpbench.backends.uml.backend:UmlBackend",
+    "mininet": "sctpbench.backends.mininet.backend:MininetBackend",
+    "ansible": "sctpbench.backends.ansible.backend:AnsibleBackend",
+}
 AUTO: tuple[str, ...] = ("netns", "uml")
 
 
 def names() -> tuple[str, ...]:
-    return tuple(b.name for b in BACKENDS)
+    return tuple(PLACES)
 
 
 def get(name: str) -> Backend:
-    for backend in BACKENDS:
-        if backend.name == name:
-            return backend
-    raise BackendError(f"no backend named {name!r}; allowed: {', '.join(names())}")
+    if name not in PLACES:
+        raise BackendError(f"no backend named {name!r}; allowed: {', '.join(names())}")
+    module, _, cls = PLACES[name].partition(":")
+    backend: Backend = getattr(importlib.import_module(module), cls)()
+    return backend
+
+
+def every() -> tuple[Backend, ...]:
+    """Every backend, each imported (`sctpbench check` asks them all)."""
+    return tuple(get(name) for name in names())

@@ -51,7 +51,7 @@ def backend_choices() -> list[str]:
 
 
 def all_checks() -> list[Check]:
-    return [c for backend in registry.BACKENDS for c in backend.checks()] + [agent(), usrsctp_agent()]
+    return [c for backend in registry.every() for c in backend.checks()] + [agent(), usrsctp_agent()]
 
 
 def choose_backend(requested: str) -> tuple[str | None, str]:

@@ -201,11 +201,13 @@ def _write_cost(run_dir: Path, meter: phases.Meter | None) -> None:
 
 def _start_stream(experiment: Experiment, run_dir: Path, report: Progress) -> Any:
     """The live InfluxDB writer, a process of its own, when the experiment names a target."""
-    from sctpbench.telemetry import influx, stream
+    from sctpbench.telemetry import influx
 
     target = influx.Target.from_spec(experiment.influx)
     if target is None:
         return None
+    from sctpbench.telemetry import stream  # only a streaming run pays for its imports
+
     report(f"telemetry to {target.describe()}")
     return stream.Stream(run_dir, target)
 

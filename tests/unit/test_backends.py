@@ -57,7 +57,7 @@ class Toy:
 
 @pytest.fixture
 def with_toy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "BACKENDS", (*registry.BACKENDS, Toy()))
+    monkeypatch.setattr(registry, "PLACES", {**registry.PLACES, "toy": f"{__name__}:Toy"})
 
 
 def _plan() -> Plan:
@@ -79,6 +79,16 @@ def test_every_registered_backend_satisfies_the_protocol(name: str) -> None:
     assert isinstance(ok, bool) and (ok or why)
     assert all(isinstance(c, Check) for c in backend.checks())
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in backend.host_facts().items())
+
+
+def test_a_run_on_the_guest_imports_no_other_backend() -> None:
+    """The registry imports a backend when it is asked for: Ansible's and Mininet's code is not
+    start-up time of a run on the guest."""
+    code = ("import sys; from sctpbench.backends import registry; registry.get('uml'); "
+            "print(sorted(m for m in sys.modules if m.startswith('sctpbench.backends.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert "sctpbench.backends.uml.backend" in loaded
+    assert "sctpbench.backends.ansible" not in loaded and "sctpbench.backends.mininet" not in loaded
 
 
 def test_an_unknown_backend_is_named_with_the_allowed_ones() -> None:

@@ -2,6 +2,8 @@
 the one started, sysctls are written and read as `sysctl` would, and a failure says which
 setting and why in one line. (tests/guest runs it in namespaces for real.)"""
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -53,3 +55,26 @@ def test_modprobe_is_skipped_only_when_every_module_is_built_in(tmp_path: Path, 
     assert engine._built_in(["-a", "sctp", "sch_netem"], str(tmp_path))
     assert not engine._built_in(["-a", "sctp", "sch-tbf"], str(tmp_path))
     assert not engine._built_in(["-a", "sctp"], str(tmp_path / "none"))
+
+
+def _namespaces() -> set[str]:
+    return {line.split()[0] for line in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.splitlines()}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making namespaces needs root")
+def test_the_namespaces_are_made_in_one_batch_and_teardown_deletes_only_those_it_made(tmp_path: Path) -> None:
+    """One `ip -batch` makes them all; one that another run owns stops it there, and teardown
+    deletes the ones made before it, never the other run's."""
+    tag = f"sb-t{os.getpid():x}"
+    owned, made, never = f"{tag}-owned", f"{tag}-made", f"{tag}-never"
+    subprocess.run(["ip", "netns", "add", owned], check=True)
+    try:
+        runner = engine.NetnsEngine(plan=None, run_dir=tmp_path, report=lambda _: None)  # type: ignore[arg-type]
+        with pytest.raises(BackendError, match=f"ip netns add {owned}\n.*File exists"):
+            runner.add_namespaces([made, owned, never])
+        assert runner.created_ns == [made]
+        assert {made, owned} <= _namespaces() and never not in _namespaces()
+        runner.teardown()
+        assert made not in _namespaces() and owned in _namespaces()
+    finally:
+        subprocess.run(["ip", "-force", "-batch", "-"], input=f"netns del {owned}\nnetns del {made}\n", capture_output=True, text=True)

@@ -332,11 +332,7 @@ class NetnsEngine:
             with inside.namespace(first.ns):
                 _check([netns_render.RESTORE[first.tool], "--noflush"], "\n".join(first.args) + "\n", shown=first.render())
         elif first.tool == "ip" and first.args[:2] == ["netns", "add"]:
-            # One by one, so teardown deletes exactly the namespaces this run created and
-            # never one of the same name that another run owns.
-            for c in group:
-                _check(["ip", *c.args])
-                self.created_ns.append(c.args[2])
+            self.add_namespaces([c.args[2] for c in group])
         else:
             # A batch's lines take no options: a leading one (`-6`, which `ip rule` needs to
             # read an IPv6 address) is the batch's, and _batches groups by it.
@@ -344,6 +340,17 @@ class NetnsEngine:
             argv = [first.tool, *options] + (["-n", first.ns] if first.ns else []) + ["-batch", "-"]
             _check(argv, "".join(" ".join(c.args[len(options):]) + "\n" for c in group),
                    shown="\n".join(c.render() for c in group))
+
+    def add_namespaces(self, names: list[str]) -> None:
+        """All in one `ip -batch` (a program start is the dearest thing a guest does), which
+        stops at the first that fails: teardown deletes exactly the namespaces this run
+        created, never one of the same name that another run owns."""
+        r = subprocess.run(["ip", "-batch", "-"], input="".join(f"netns add {n}\n" for n in names),
+                           capture_output=True, text=True)
+        failed = len(names) if r.returncode == 0 else min(_failed_line(r.stderr), len(names) - 1)
+        self.created_ns += names[:failed]
+        if r.returncode != 0:
+            raise BackendError(f"command failed (status {r.returncode}): ip netns add {names[failed]}\n{r.stderr.strip()}")
 
     def _read_back(self) -> dict[str, object]:
         sysctls: dict[str, dict[str, str]] = {}
@@ -523,8 +530,9 @@ class NetnsEngine:
         self.share.release(self)
         for session in self.sessions.values():
             session.close()
-        for ns in reversed(self.created_ns):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        if self.created_ns:  # -force: past one that is gone already, to the others
+            subprocess.run(["ip", "-force", "-batch", "-"], input="".join(f"netns del {ns}\n" for ns in reversed(self.created_ns)),
+                           capture_output=True, text=True)
         if self.restore_sysctls:
             try:
                 inside.write_sysctls(self.restore_sysctls, "restoring kernel-wide sysctls")
@@ -574,6 +582,13 @@ def _batches(commands: list[NsCommand]) -> list[list[NsCommand]]:
         else:
             groups.append([c])
     return groups
+
+
+def _failed_line(stderr: str) -> int:
+    """Which line of a batch failed, counted from 0, from ip's "Command failed -:N" (0 when it
+    does not say: then no line is taken to have worked)."""
+    found = re.search(r"Command failed -:(\d+)", stderr)
+    return int(found.group(1)) - 1 if found else 0
 
 
 def _check(argv: list[str], stdin: str | None = None, shown: str | None = None) -> str:

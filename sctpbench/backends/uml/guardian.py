@@ -25,23 +25,18 @@ agents' last unflushed 100 ms.
 
 from __future__ import annotations
 
-import argparse
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import traceback
 from pathlib import Path
 
-from sctpbench.backends import lastwords, stops
-from sctpbench.backends.uml import guests as uml_guests
-from sctpbench.results import backend as results_backend
-from sctpbench.results import guest as results_guest
-from sctpbench.results import plan as results_plan
-from sctpbench.results import summary as results_summary
-
 DONE = b"done\n"
+# The project's root: the guardian runs from it as `python -S -m`, which imports only this
+# checkout's sctpbench and the standard library. At rest it imports nothing more (see main):
+# every run starts one, and a guardian importing its kill path's modules cost the host
+# 0.1 CPU-s a run, ten times one with none.
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 # What finishes a run whose orchestrator was killed (run as `python -m MODULE RUN`): a
 # program, not an import, since backends sit below orchestration.
@@ -53,9 +48,10 @@ def start(umid: str, run_dir: Path, uml_dir: Path) -> tuple[subprocess.Popen[byt
     read_end, write_end = os.pipe()
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "sctpbench.backends.uml.guardian", "--fd", str(read_end),
-             "--umid", umid, "--run", str(run_dir), "--uml-dir", str(uml_dir)],
-            pass_fds=(read_end,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [sys.executable, "-S", "-m", "sctpbench.backends.uml.guardian", str(read_end), umid, str(run_dir.resolve()),
+             str(uml_dir.resolve())],
+            cwd=PROJECT_ROOT, pass_fds=(read_end,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             # Its own session: a Ctrl-C on the terminal must not end it before sctpbench says "done".
             start_new_session=True,
         )
@@ -87,6 +83,11 @@ def _wait(fd: int) -> bool:
 
 def note_killed(run_dir: Path) -> None:
     """backend.json and a first summary.json, standard library only: there within milliseconds."""
+    from sctpbench.backends import lastwords, stops
+    from sctpbench.results import backend as results_backend
+    from sctpbench.results import plan as results_plan
+    from sctpbench.results import summary as results_summary
+
     results_backend.amend(run_dir, False, stops.KILLED, writer=lastwords.write_json)
     try:
         plan = results_plan.read_document(run_dir) or {}
@@ -105,23 +106,30 @@ def collect(run_dir: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sctpbench-guardian")
-    parser.add_argument("--fd", type=int, required=True)
-    parser.add_argument("--umid", required=True)
-    parser.add_argument("--run", type=Path, required=True)
-    parser.add_argument("--uml-dir", type=Path, required=True)
-    args = parser.parse_args(argv)
+    """argv: the pipe's read end, the guest's umid, the run folder, the guest's temporary folder."""
+    fd, umid, run, uml_dir = sys.argv[1:] if argv is None else argv
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is sctpbench's to handle
-    if _wait(args.fd):
+    if _wait(int(fd)):
         return 0
-    uml_guests.kill_umid(args.umid)
-    shutil.rmtree(args.uml_dir, ignore_errors=True)
+    return finish(umid, Path(run), Path(uml_dir))
+
+
+def finish(umid: str, run_dir: Path, uml_dir: Path) -> int:
+    """sctpbench is gone: end its guest and write the run's last words."""
+    import shutil
+    import traceback
+
+    from sctpbench.backends.uml import guests as uml_guests
+    from sctpbench.results import guest as results_guest
+
+    uml_guests.kill_umid(umid)
+    shutil.rmtree(uml_dir, ignore_errors=True)
     try:
         # Only now a log: a guardian that had nothing to do leaves nothing behind.
-        sys.stderr = results_guest.open_guardian_log(args.run)
-        print(f"sctpbench ended without tearing down guest {args.umid}: killed it", file=sys.stderr, flush=True)
-        note_killed(args.run)
-        collect(args.run)
+        sys.stderr = results_guest.open_guardian_log(run_dir)
+        print(f"sctpbench ended without tearing down guest {umid}: killed it", file=sys.stderr, flush=True)
+        note_killed(run_dir)
+        collect(run_dir)
     except Exception:
         traceback.print_exc()
         return 1
