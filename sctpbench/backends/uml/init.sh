@@ -28,7 +28,8 @@ if ! mount -a -T "$SB_FSTAB"; then
 fi
 # Once /run is the guest's own.
 modprobe_root SB-ERROR
-ip link set lo up
+# No `ip link set lo up` here: nothing of a run uses the guest's own loopback (each namespace
+# brings up its own), and it was a program start.
 # From the project root this script is in, `-m` imports that tree's sctpbench, the one
 # the host runs, not whichever the interpreter's install points at (another clone's).
 cd "${0%/*}/../../.." || echo "SB-ERROR cannot enter the project folder of $0"
