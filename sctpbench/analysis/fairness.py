@@ -3,11 +3,11 @@
 Seed 001 asks whether a larger initial window for the video penalises the TCP flows sharing
 its path; it watches the TCP flows' total throughput. Two run metrics answer it:
 
-- `competing_tcp_mbps`: the competing TCP flows' throughput summed, each flow's mean over its
-  run but the first interval (slow start; analysis/traffic.py), Mbit/s;
-- `jain_fairness`: Jain's index (Σx)² / (n·Σx²) over every TCP connection's mean throughput
-  (each of a flow's `parallel` connections counts as one) and every association's goodput
-  (the payload its server received over the workload's duration). 1 when all are equal,
+- `competing_tcp_mbps`: the competing TCP flows' throughput summed, each flow's what its
+  receiver got over the test (analysis/traffic.py), Mbit/s;
+- `jain_fairness`: Jain's index (Σx)² / (n·Σx²) over every TCP connection's throughput (each
+  of a flow's `parallel` connections counts as one, with what its receiver got) and every
+  association's goodput (the payload its server received over the workload's duration). 1 when all are equal,
   1/n when one takes everything. An application-limited association (a 1 Mbit/s video)
   lowers it without being treated unfairly: the index compares throughputs, not demands.
 

@@ -3,7 +3,11 @@
 TCP samples are put on the run's clock through the moment the backend let the flow go
 (its `go` line in events.jsonl): iperf3 counts its intervals from its test's start, which
 follows that moment by the connection setup (a few round trips), so a sample's time is
-late by at most that. Mean throughput leaves the first interval out: slow start.
+late by at most that. The intervals are the sender's (what it wrote into its socket), so a
+flow's throughput is what its receiver got: iperf3's end.sum_received, bytes the receiving
+application read over the receiver's seconds, slow start included. The sender's intervals
+ran ahead of it by the send buffer: two reno flows on a 6 Mbit/s path wrote 6.40 Mbit/s while
+5.32 reached the receiver (seed 001's lc2x1 cell, docs/seeds/001.md).
 UDP rates count every datagram with its IPv4 and UDP headers, as the flow's `share` does.
 """
 
@@ -37,19 +41,14 @@ def tcp_rows(flow: Flow, result: records.TcpResult, go_ns: int | None, t0: int |
 
 
 def mean_throughput_bps(result: records.TcpResult) -> float | None:
-    """Bytes over seconds of every interval but the first (slow start); the first alone if it is the only one."""
-    kept = result.intervals[1:] or result.intervals
-    seconds = sum(i.end_s - i.start_s for i in kept)
-    return sum(i.bytes for i in kept) * 8 / seconds if seconds > 0 else None
+    """What reached the receiving application over the test (iperf3's end.sum_received); None
+    when iperf3 did not finish (a killed run)."""
+    return result.received_bps
 
 
 def connection_throughputs_bps(result: records.TcpResult) -> list[float]:
-    """Each TCP connection's (iperf3 stream's) mean throughput, over the intervals mean_throughput_bps counts."""
-    kept = [i for i in (result.intervals[1:] or result.intervals) if i.stream_bytes]
-    seconds = sum(i.end_s - i.start_s for i in kept)
-    if seconds <= 0 or len({len(i.stream_bytes) for i in kept}) != 1:
-        return []
-    return [sum(i.stream_bytes[k] for i in kept) * 8 / seconds for k in range(len(kept[0].stream_bytes))]
+    """Each TCP connection's (iperf3 stream's) received throughput over the test."""
+    return list(result.received_stream_bps)
 
 
 def tcp_summary(flow: Flow, result: records.TcpResult) -> dict[str, Any]:

@@ -34,6 +34,8 @@ class TcpResult:
     intervals: list[TcpInterval] = field(default_factory=list)
     sent_bps: float | None = None  # end.sum_sent: what the sender wrote, over the test
     received_bps: float | None = None  # end.sum_received: what reached the receiving application
+    # Each TCP connection's (stream's) end.streams[k].receiver bits_per_second, in iperf3's order.
+    received_stream_bps: tuple[float, ...] = ()
     retransmits: int | None = None
     congestion: str | None = None  # what the sender's kernel used (end.sender_tcp_congestion)
     error: str | None = None  # iperf3's own error, if the test failed
@@ -60,6 +62,8 @@ def parse_iperf3(text: str) -> TcpResult:
     sent, received = end.get("sum_sent") or {}, end.get("sum_received") or {}
     out.sent_bps = sent.get("bits_per_second")
     out.received_bps = received.get("bits_per_second")
+    out.received_stream_bps = tuple(float((st.get("receiver") or {}).get("bits_per_second", 0.0))
+                                    for st in end.get("streams") or [])
     out.retransmits = sent.get("retransmits")
     out.congestion = end.get("sender_tcp_congestion")
     return out

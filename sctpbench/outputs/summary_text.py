@@ -148,11 +148,11 @@ def video_line(name: str, v: dict[str, Any]) -> str:
 
 
 def traffic_line(name: str, f: dict[str, Any]) -> str:
-    """A competing flow in one line: TCP's mean after slow start, UDP's rates and loss (with headers)."""
+    """A competing flow in one line: what TCP's receiver got, UDP's rates and loss (with headers)."""
     mbit = lambda v: "-" if v is None else f"{v / 1e6:.2f} Mbit/s"  # noqa: E731
     ends = f"{name} {f.get('kind')} {f.get('client')} → {f.get('server')} over {f.get('path')}"
     if f.get("kind") == "tcp":
-        return (f"{ends}: mean {mbit(f.get('mean_throughput_bps'))} after the first interval, {f.get('congestion') or '-'},"
+        return (f"{ends}: {mbit(f.get('mean_throughput_bps'))} received, {f.get('congestion') or '-'},"
                 f" {_fmt(f.get('retransmits'))} retransmissions" + (f"; iperf3: {f['error']}" if f.get("error") else ""))
     loss = f.get("loss")
     return (f"{ends}: offered {mbit(f.get('offered_bps'))} (configured {mbit(f.get('configured_bps'))}), achieved "

@@ -11,7 +11,8 @@ from sctpbench.results import tables
 MBIT = 1e6
 
 
-NOTE = "TCP means leave the first interval out (slow start); UDP rates count IP and UDP headers, over the flow's duration."
+NOTE = ("TCP throughput is what the receiver got over the test (the per-interval rates are what the sender wrote, "
+        "ahead of the path by its send buffer); UDP rates count IP and UDP headers, over the flow's duration.")
 
 
 def flow_tables(run: folders.RunData) -> list[tuple[str, list[tuple[str, Any]]]]:
@@ -39,10 +40,10 @@ def _mbit(value: Any) -> float | None:
 def _tcp_rows(f: dict[str, Any], samples: list[float]) -> list[tuple[str, Any]]:
     return [
         ("congestion control (requested / used)", f"{f.get('congestion_requested')} / {f.get('congestion') or '–'}"),
-        ("mean throughput after the first interval (Mbit/s)", _mbit(f.get("mean_throughput_bps"))),
+        ("throughput received over the test (Mbit/s)", _mbit(f.get("mean_throughput_bps"))),
         ("sent / received over the test (Mbit/s)", f"{_fmt2(_mbit(f.get('sent_bps')))} / {_fmt2(_mbit(f.get('received_bps')))}"),
         ("retransmissions", f.get("retransmits")),
-        ("per interval (Mbit/s)", ", ".join(f"{s:.2f}" for s in samples) or "–"),
+        ("sender's rate per interval (Mbit/s)", ", ".join(f"{s:.2f}" for s in samples) or "–"),
         ("iperf3 error", f.get("error") or "none"),
     ]
 

@@ -24,6 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "competing-tcp.yaml"
 # `iperf3 -s -1 -B 127.0.0.1` and `iperf3 -c 127.0.0.1 -t 2 -i 0.5 -C reno -J` (iperf 3.12).
 IPERF3_JSON = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "iperf3-loopback.json"
+# The client's report of seed 001's lc2x1 cell alone (two reno connections, 6 Mbit/s, RTT 300 ms,
+# 12 s) in the guest on virtual time: reproductions/001-initial-window/experiment.yaml with
+# events=[], traffic.0.name=lc2x1, the target path at 6mbit/150ms, traffic.0.parallel=2, workload.count=1.
+IPERF3_GUEST_LC2X1 = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "iperf3-guest-lc2x1.json"
 
 TOPOLOGY = """
 topology:
@@ -149,10 +153,22 @@ def test_iperf3_json_from_a_real_loopback_run() -> None:
     assert len(result.intervals) == 4 and result.congestion == "reno" and result.error is None
     first = result.intervals[0]
     assert first.start_s == 0 and first.end_s == pytest.approx(0.5, abs=0.01) and first.snd_cwnd and first.rtt_ms
-    kept = result.intervals[1:]
-    expected = sum(i.bytes for i in kept) * 8 / sum(i.end_s - i.start_s for i in kept)
-    assert analysis.mean_throughput_bps(result) == pytest.approx(expected)
+    doc = json.loads(IPERF3_JSON.read_text())
+    assert analysis.mean_throughput_bps(result) == doc["end"]["sum_received"]["bits_per_second"]
     assert result.received_bps and result.sent_bps
+
+
+def test_a_flows_throughput_is_what_its_receiver_got_not_what_its_sender_wrote() -> None:
+    """Seed 001's lc2x1 cell in the guest: two reno connections on a 6 Mbit/s path. The sender's
+    intervals (bytes written into the socket) add up to 6.40 Mbit/s, more than the path carries;
+    5.32 Mbit/s reached the receiver, and that is the flow's throughput."""
+    doc = json.loads(IPERF3_GUEST_LC2X1.read_text())
+    result = collectors.parse_iperf3(IPERF3_GUEST_LC2X1.read_text())
+    written = sum(i.bytes for i in result.intervals[1:]) * 8 / sum(i.end_s - i.start_s for i in result.intervals[1:])
+    assert written > 6e6  # the sender's rate: above the path's
+    assert analysis.mean_throughput_bps(result) == pytest.approx(5.3189e6, rel=1e-4)  # below the path's 6
+    per = analysis.connection_throughputs_bps(result)
+    assert per == [s["receiver"]["bits_per_second"] for s in doc["end"]["streams"]] and len(per) == 2
 
 
 def test_a_cut_or_missing_iperf3_report_says_so(tmp_path: Path) -> None:
