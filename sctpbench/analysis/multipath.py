@@ -15,6 +15,11 @@ starts it (B bit; the agent's sequence number is in its first bytes), on whichev
   association (any stream): arrival order against sending order.
 - Path share: the share of the delivered messages whose first piece came on each path (the
   server's `rx` FROM_ADDR, every run, captures or not).
+- DATA copies: per path, the DATA chunks told apart by TSN, a TSN's first copy and its later
+  ones (retransmissions, on that path or another), as they arrived (the server's captures)
+  and as they left the client's shaping (its captures); the run's `duplicate_share` is the
+  share of the chunks arriving at the server that repeated a TSN already there. Linux's
+  round-robin over asymmetric paths sends most slow-path chunks twice (docs/multipath.md).
 - MTT per stream: mean and p99 of the MTT of each stream's delivered messages.
 - MTT from the schedule (`sched_mtt_mean_ms`, `sched_mtt_p99_ms`): from when the schedule wanted
   the message generated (the `tx` record's T_SCHED) to its delivery. MTT counts from the
@@ -35,6 +40,8 @@ from sctpbench.collectors import captures, records
 from sctpbench.plan.data import Association
 
 DATA_U_BIT = 0x04  # RFC 9260 3.3.1: unordered
+# Per path, a host's DATA chunks by kind: {"first": n, "again": n} (data_copies).
+Copies = dict[str, dict[str, int]]
 DATA_FILTER = captures.with_chunks(captures.CHUNK_DATA)
 
 
@@ -71,6 +78,43 @@ def arrivals(run_dir: Path, assoc: Association, client: records.Records, host: s
                     first[chunk.seq] = Arrival(chunk.seq, stream_of[chunk.seq], not chunk.flags & DATA_U_BIT,
                                                packet.time_ns, path)
     return sorted(first.values(), key=lambda a: a.seq) if seen_file else None
+
+
+def data_copies(run_dir: Path, assoc: Association, host: str) -> Copies | None:
+    """Per path, the DATA chunks towards the server in `host`'s captures, told apart by TSN:
+    `first`, a TSN's earliest copy in any of the host's captures (a tie goes to the earlier
+    path of the association); `again`, every later copy of a TSN already seen, on that path or
+    another: a retransmission. The server's captures count what arrived; the client's, what
+    left the client's own shaping (its captures are taken after it: a copy its queue dropped
+    is in neither). None when `host` has no capture of the association's paths."""
+    servers = {p.server_address for p in assoc.paths}
+    copies: list[tuple[int, int, int, str]] = []  # time, path order, TSN, path
+    counted: Copies = {}
+    for order, path in enumerate(dict.fromkeys(assoc.path_names)):
+        file = run_dir / "captures" / f"{path}-{host}.pcap"
+        if not file.exists():
+            continue
+        counted[path] = {"first": 0, "again": 0}
+        for packet in captures.read(file, DATA_FILTER):
+            if packet.dst in servers:
+                copies += [(packet.time_ns, order, c.tsn, path) for c in packet.chunks
+                           if c.type == captures.CHUNK_DATA and c.tsn is not None]
+    if not counted:
+        return None
+    seen: set[int] = set()
+    for _, _, tsn, path in sorted(copies, key=lambda c: (c[0], c[1])):
+        counted[path]["again" if tsn in seen else "first"] += 1
+        seen.add(tsn)
+    return counted
+
+
+def duplicate_share(arrived: Copies | None) -> float | None:
+    """Of the DATA chunks that reached the server, the share that repeated a TSN already there."""
+    if arrived is None:
+        return None
+    again = sum(c["again"] for c in arrived.values())
+    total = again + sum(c["first"] for c in arrived.values())
+    return again / total if total else None
 
 
 def holb_ns(arrived: list[Arrival]) -> dict[int, int]:
@@ -115,7 +159,7 @@ def mtt_per_stream(mtts: list[tuple[int, int]]) -> dict[str, dict[str, float]]:
                      "mtt_p99_ms": float(np.percentile(v, 99)) / 1e6} for s, v in sorted(by.items())}
 
 
-METRIC_KEYS = ("holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share")
+METRIC_KEYS = ("holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share", "duplicate_share")
 SCHED_MTT_KEYS = ("sched_mtt_mean_ms", "sched_mtt_p99_ms")
 
 
@@ -132,26 +176,34 @@ def sched_mtt_metrics(mtts: list[int]) -> dict[str, float | None]:
     return {"sched_mtt_mean_ms": float(values.mean()) / 1e6, "sched_mtt_p99_ms": float(np.percentile(values, 99)) / 1e6}
 
 
-def holb_metrics(holb: list[int], arrived: list[Arrival] | None) -> dict[str, float | None]:
-    """The run metrics (results/summary.py RunMetrics) from HoLB values (ns) and arrivals."""
+def holb_metrics(holb: list[int], arrived: list[Arrival] | None,
+                 copies_arrived: Copies | None = None) -> dict[str, float | None]:
+    """The run metrics (results/summary.py RunMetrics) from HoLB values (ns), arrivals and the
+    DATA chunks' copies at the server."""
     if arrived is None:
-        return dict.fromkeys(METRIC_KEYS)
+        return dict.fromkeys(METRIC_KEYS)  # no server capture: no copies counted either
     values = np.array(holb, dtype=float)
     return {
         "holb_mean_ms": float(values.mean()) / 1e6 if values.size else None,
         "holb_p99_ms": float(np.percentile(values, 99)) / 1e6 if values.size else None,
         "holb_share": float((values > 0).mean()) if values.size else None,
         "reordered_share": reordered_share(arrived),
+        "duplicate_share": duplicate_share(copies_arrived),
     }
 
 
 def association_summary(arrived: list[Arrival] | None, holb: dict[int, int], rx_paths: list[str | None],
-                        mtts: list[tuple[int, int]], sched: dict[str, int]) -> dict[str, Any]:
-    """The association's `multipath` section in summary.json."""
+                        mtts: list[tuple[int, int]], sched: dict[str, int],
+                        copies: dict[str, Copies | None] | None = None) -> dict[str, Any]:
+    """The association's `multipath` section in summary.json; copies: data_copies of the server
+    ("arrived") and of the client ("sent")."""
+    copies = copies or {}
     return {
         "path_share": path_share(rx_paths),
         "mtt_per_stream": mtt_per_stream(mtts),
         "holb_messages": len(holb) if arrived is not None else None,
         "arrivals_captured": len(arrived) if arrived is not None else None,
         "scheduled_on": sched,  # the client's `sched` records: messages per chosen address
+        "data_copies_arrived": copies.get("arrived"),
+        "data_copies_sent": copies.get("sent"),
     }

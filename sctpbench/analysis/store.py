@@ -262,6 +262,16 @@ def collect(run_dir: Path, ended: Callable[[str], None] = lambda phase: None) ->
     return summary
 
 
+def _pooled(total: multipath.Copies, more: multipath.Copies) -> multipath.Copies:
+    """Counts of DATA copies per path and kind, added up over associations."""
+    out = {path: dict(counts) for path, counts in total.items()}
+    for path, counts in more.items():
+        mine = out.setdefault(path, {"first": 0, "again": 0})
+        for kind, n in counts.items():
+            mine[kind] += n
+    return out
+
+
 def _multipath(run_dir: Path, data: list[AssociationData], per: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     """Each association's `multipath` section, HoLB and reordering metrics (from the server's
     captures, when the run has them) and MTT from the schedule; the run's, every association's
@@ -269,17 +279,24 @@ def _multipath(run_dir: Path, data: list[AssociationData], per: dict[str, dict[s
     pooled_holb: list[int] = []
     pooled_sched_mtts: list[int] = []
     pooled_arrivals: list[multipath.Arrival] | None = None
+    pooled_copies: multipath.Copies | None = None
     for d in data:
         try:
             arrived = multipath.arrivals(run_dir, d.plan, d.client)
+            copies: dict[str, multipath.Copies | None] = {"arrived": multipath.data_copies(run_dir, d.plan, d.plan.server),
+                      "sent": multipath.data_copies(run_dir, d.plan, d.plan.client)}
         except (captures.CaptureError, ValueError) as e:  # the run's other results stand without it
-            arrived, per[d.plan.name]["multipath_error"] = None, str(e)
+            arrived, copies, per[d.plan.name]["multipath_error"] = None, {}, str(e)
         holb = multipath.holb_ns(arrived or [])
         stream_of = {t.seq: t.stream for t in d.client.tx}
         mtts = [(stream_of[m.seq], m.mtt_ns) for m in d.messages if m.mtt_ns is not None]
         chosen = dict(sorted(Counter(s.chosen for s in d.client.sched).items()))
-        per[d.plan.name]["multipath"] = multipath.association_summary(arrived, holb, [m.path for m in d.messages], mtts, chosen)
-        per[d.plan.name]["metrics"] |= multipath.holb_metrics(list(holb.values()), arrived)
+        per[d.plan.name]["multipath"] = multipath.association_summary(arrived, holb, [m.path for m in d.messages], mtts,
+                                                                      chosen, copies)
+        at_server = copies.get("arrived")
+        per[d.plan.name]["metrics"] |= multipath.holb_metrics(list(holb.values()), arrived, at_server)
+        if arrived is not None and at_server is not None:
+            pooled_copies = _pooled(pooled_copies or {}, at_server)
         sched_mtts = multipath.sched_mtt_ns(d.client, d.server)
         per[d.plan.name]["metrics"] |= multipath.sched_mtt_metrics(sched_mtts)
         pooled_sched_mtts += sched_mtts
@@ -289,7 +306,7 @@ def _multipath(run_dir: Path, data: list[AssociationData], per: dict[str, dict[s
             pooled_arrivals = (pooled_arrivals or []) + arrived
     if len(data) == 1:
         return {k: per[data[0].plan.name]["metrics"][k] for k in multipath.METRIC_KEYS + multipath.SCHED_MTT_KEYS}
-    out = multipath.holb_metrics(pooled_holb, pooled_arrivals)
+    out = multipath.holb_metrics(pooled_holb, pooled_arrivals, pooled_copies)
     out |= multipath.sched_mtt_metrics(pooled_sched_mtts)
     # Reordering pooled: the message-weighted mean of the associations' shares.
     shares = [(per[d.plan.name]["metrics"]["reordered_share"], len(d.client.tx)) for d in data]

@@ -37,7 +37,7 @@ METRIC_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("handover", ("path_switches", "handover_delay_ms", "handover_delay_max_ms", "handover_mtt_mean_ms", "handover_mmtt_ms",
                   "acked_0_5s_after_switch", "acked_1s_after_switch", "acked_2s_after_switch", "acked_4s_after_switch",
                   "new_path_rate_time_ms")),
-    ("multipath", ("holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share", "reordered_chunks",
+    ("multipath", ("holb_mean_ms", "holb_p99_ms", "holb_share", "reordered_share", "duplicate_share", "reordered_chunks",
                    "foreign_source_packets")),
     ("bulk", ("acked_at_10s", "acked_at_30s", "acked_at_60s", "acked_at_120s")),
     ("competing traffic", ("competing_tcp_mbps", "jain_fairness")),

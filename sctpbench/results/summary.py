@@ -53,6 +53,7 @@ class RunMetrics:
     holb_p99_ms: Number = None
     holb_share: Number = None  # of the ordered messages, those that waited for an earlier one
     reordered_share: Number = None  # of the messages, those that arrived before one sent earlier
+    duplicate_share: Number = None  # of the DATA chunks reaching the server, those whose TSN had already come
     sched_mtt_mean_ms: Number = None  # MTT from the schedule's time, the sender's backlog counted
     sched_mtt_p99_ms: Number = None
     # From the captures (analysis/store.py, _wire): DATA arriving out of TSN order at the

@@ -200,11 +200,40 @@ def test_no_server_capture_is_no_arrivals_and_an_empty_one_is_none_arrived(tmp_p
     assert multipath.arrivals(tmp_path, assoc, _sent((0, 0))) == []
 
 
+def test_data_copies_count_each_tsns_first_copy_and_its_repeats_per_path(tmp_path: Path) -> None:
+    """TSN 100 first on one, again on two; TSN 101 on both paths in one instant (the earlier
+    path's is the first) and again on one; TSN 102 once on two; the server's own DATA and a
+    chunk without its TSN captured are not counted."""
+    assoc = _plan_assoc(tmp_path)
+    (tmp_path / "captures").mkdir()
+    pk.write_pcap(tmp_path / "captures" / "one-b.pcap", [
+        (5, B_ONE, A_ONE, pk.sctp(5000, 40000, _data(7))),
+        (10, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(0))),
+        (30, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(1))),
+        (50, A_ONE, B_ONE, pk.sctp(40000, 5000, _data(1))),
+    ])
+    pk.write_pcap(tmp_path / "captures" / "two-b.pcap", [
+        (20, A_TWO, B_TWO, pk.sctp(40000, 5000, _data(0))),
+        (30, A_TWO, B_TWO, pk.sctp(40000, 5000, _data(1))),
+        (40, A_TWO, B_TWO, pk.sctp(40000, 5000, _data(2))),
+    ])
+    arrived = multipath.data_copies(tmp_path, assoc, "b")
+    assert arrived == {"one": {"first": 2, "again": 1}, "two": {"first": 1, "again": 2}}
+    assert multipath.duplicate_share(arrived) == pytest.approx(3 / 6)
+    assert multipath.data_copies(tmp_path, assoc, "a") is None  # no capture of the client's
+    assert multipath.duplicate_share(None) is None and multipath.duplicate_share({"one": {"first": 0, "again": 0}}) is None
+    metrics = multipath.holb_metrics([0], [_a(0, 0, 10)], arrived)
+    assert metrics["duplicate_share"] == pytest.approx(0.5)
+    assert multipath.holb_metrics([], None, arrived)["duplicate_share"] is None
+
+
 def test_the_associations_multipath_section() -> None:
     arrived = [_a(0, 0, 10), _a(1, 0, 5, ordered=False)]
-    section = multipath.association_summary(arrived, {0: 0}, ["two", "one", None], [(0, 10 * MS)], {"198.18.0.2": 3})
+    copies = {"arrived": {"one": {"first": 2, "again": 0}}, "sent": None}
+    section = multipath.association_summary(arrived, {0: 0}, ["two", "one", None], [(0, 10 * MS)], {"198.18.0.2": 3}, copies)
     assert section == {"path_share": {"one": 0.5, "two": 0.5}, "mtt_per_stream": {"0": {"messages": 1, "mtt_mean_ms": 10.0, "mtt_p99_ms": 10.0}},
-                       "holb_messages": 1, "arrivals_captured": 2, "scheduled_on": {"198.18.0.2": 3}}
+                       "holb_messages": 1, "arrivals_captured": 2, "scheduled_on": {"198.18.0.2": 3},
+                       "data_copies_arrived": {"one": {"first": 2, "again": 0}}, "data_copies_sent": None}
     none = multipath.association_summary(None, {}, [], [], {})
     assert (none["holb_messages"], none["arrivals_captured"], none["path_share"], none["mtt_per_stream"]) == (None, None, {}, {})
 
@@ -244,4 +273,4 @@ def test_a_wait_of_one_nanosecond_is_a_wait() -> None:
 def test_captured_arrivals_without_an_ordered_message_have_no_holb_figures_but_a_reordering_share() -> None:
     arrived = [_a(0, 0, 10, ordered=False), _a(1, 0, 5, ordered=False)]
     assert multipath.holb_metrics(list(multipath.holb_ns(arrived).values()), arrived) == {
-        "holb_mean_ms": None, "holb_p99_ms": None, "holb_share": None, "reordered_share": 0.5}
+        "holb_mean_ms": None, "holb_p99_ms": None, "holb_share": None, "reordered_share": 0.5, "duplicate_share": None}
