@@ -283,8 +283,10 @@ def _multipath(run_dir: Path, data: list[AssociationData], per: dict[str, dict[s
     for d in data:
         try:
             arrived = multipath.arrivals(run_dir, d.plan, d.client)
-            copies: dict[str, multipath.Copies | None] = {"arrived": multipath.data_copies(run_dir, d.plan, d.plan.server),
-                      "sent": multipath.data_copies(run_dir, d.plan, d.plan.client)}
+            copies: dict[str, multipath.Copies | None] = {
+                "arrived": multipath.data_copies(run_dir, d.plan, d.plan.server),
+                "sent": multipath.data_copies(run_dir, d.plan, d.plan.client),
+            }
         except (captures.CaptureError, ValueError) as e:  # the run's other results stand without it
             arrived, copies, per[d.plan.name]["multipath_error"] = None, {}, str(e)
         holb = multipath.holb_ns(arrived or [])

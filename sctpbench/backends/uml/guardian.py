@@ -35,7 +35,7 @@ DONE = b"done\n"
 # The project's root: the guardian runs from it as `python -S -m`, which imports only this
 # checkout's sctpbench and the standard library. At rest it imports nothing more (see main):
 # every run starts one, and a guardian importing its kill path's modules cost the host
-# 0.1 CPU-s a run, ten times one with none.
+# 0.1 CPU-s a run, three times one that imports them only when it has to act.
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 # What finishes a run whose orchestrator was killed (run as `python -m MODULE RUN`): a
