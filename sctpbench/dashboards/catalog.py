@@ -109,8 +109,9 @@ RUN_PANELS = Row("Run", (
           (Query(f'SELECT mean("bits_per_second") FROM "tcp_throughput" WHERE {SELECTED} AND $timeFilter '
                  'GROUP BY time($__interval), "run", "flow" fill(none)', alias="$tag_flow $tag_run"),),
           width=12, unit="bps",
-          description="Each competing TCP flow (traffic:) per iperf3 interval, sent when the run ends (iperf3 reports "
-                      "at its end).",
+          description="Each competing TCP flow (traffic:) per iperf3 interval: the sender's rate, what it wrote into its "
+                      "socket, which runs ahead of the path by its send buffer (the flow's throughput, what its receiver "
+                      "got, is in the run's summary). Sent when the run ends (iperf3 reports at its end).",
           defaults={"custom": {"drawStyle": "points", "pointSize": 4}}),
 ))
 
