@@ -702,7 +702,7 @@ class LiveDashboard:
         self.newest_ns: int | None = None  # the newest message the last read found
         self.came = -STREAMING_S  # when it came (monotonic)
         self.doc: Any = None  # the session's document, to read again when the browser answers
-        self.widgets = {v.name: pn.widgets.Select(name=v.label, options=[evaluate.ALL], value=evaluate.ALL, width=220)
+        self.widgets = {v.name: pn.widgets.Select(label=v.label, options=[evaluate.ALL], value=evaluate.ALL, width=220)
                         for v in dashboard.variables}
         for w in self.widgets.values():
             w.param.watch(self._chosen, "value")

@@ -9,6 +9,7 @@ the points in the glyph, and the legend is beside the data, not on it.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from bokeh.document import Document
@@ -16,6 +17,7 @@ from bokeh.document.events import ColumnDataChangedEvent, ColumnsPatchedEvent, C
 
 from sctpbench.dashboards import catalog, evaluate, live
 from sctpbench.dashboards.model import Panel
+from sctpbench.telemetry import influx
 
 PANELS = {p.title: p for row in catalog.RUNS.rows for p in row.panels}
 MTT = PANELS["MTT per message (max per interval)"]  # points
@@ -137,3 +139,12 @@ def test_histogram_edges_hold_every_value_in_round_bins() -> None:
         width = edges[1] - edges[0]
         mantissa = width / 10 ** math.floor(math.log10(width))
         assert any(abs(mantissa - m) < 1e-6 for m in (1, 2, 5)), (values, width)
+
+
+def test_the_variables_are_labelled_select_boxes_without_a_deprecated_call() -> None:
+    """Panel deprecates a widget's `name` as its label (PendingDeprecationWarning, to go in 2.0):
+    the dashboard's variables use `label`, and building the page warns of nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dash = live.LiveDashboard(catalog.RUNS, live.Source(influx.Target("http://127.0.0.1:9"), refresh_s=5), lambda _: None)
+    assert {name: w.label for name, w in dash.widgets.items()} == {v.name: v.label for v in catalog.RUNS.variables}
