@@ -29,7 +29,15 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, DataRange1d, DatetimeTicker, FactorRange, HoverTool, Range1d
+from bokeh.models import (
+    ColumnDataSource,
+    CustomJSTickFormatter,
+    DatetimeTicker,
+    DatetimeTickFormatter,
+    FactorRange,
+    HoverTool,
+    Range1d,
+)
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
@@ -42,12 +50,26 @@ from sctpbench.telemetry import influx, points
 
 GRID_COLUMN_PX = 50  # Grafana's 24-column grid, 1200 pixels beside the sidebar
 GRID_ROW_PX = 34
+# A plot is narrower than its panel's frame by the frame's border and the plot pane's margins.
+FRAME_PX = 24
 # The least a time series' value axis spans, by unit: an MTT that jitters by a fraction of a µs
 # around 15.0007 ms otherwise fills the panel as two bands 0.0002 ms apart.
 MIN_SPAN = {"ms": 1.0}
 # A histogram's value axis spans at least this share of its largest value too (or MIN_SPAN's):
 # before a failure the MTT distribution drew 10.00065-10.0009 ms, sub-µs jitter as bands.
 MIN_SHARE = 0.05
+# Room above a value axis's largest value; the axis then ends at the next 1, 2 or 5 × 10^k.
+VALUE_ROOM = 0.1
+# A value axis's tick labels: this many characters, padded, in a fixed-width font, so the axis
+# keeps its width whatever its range. In the browser a plot whose axis changed width is laid out
+# again, and Bokeh lays a plot out from the page's root: every plot of the page measured anew
+# (tick labels, CSS values read), which took most of a starved page's time (see VALUE_LABELS).
+LABEL_CHARS = 6
+VALUE_LABELS = f"""
+const a = Math.abs(tick);
+const [d, s] = a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : a >= 1e4 ? [1e3, 'k'] : [1, ''];
+return (String(+(tick / d).toPrecision(4)) + s).padStart({LABEL_CHARS});
+"""
 STATUS_CLASS = "sb-status"
 SOURCE_PREFIX = "sb-source:"
 
@@ -147,13 +169,52 @@ def _newest(data: evaluate.PanelData) -> int | None:
 
 
 def _figure(panel: Panel, **kwargs: Any) -> Any:
-    options: dict[str, Any] = {"height": panel.height * GRID_ROW_PX, "sizing_mode": "stretch_width",
+    """A plot of a fixed size (the panel's grid cells): one sized by its container is laid out
+    again with it."""
+    options: dict[str, Any] = {"width": panel.width * GRID_COLUMN_PX - FRAME_PX, "height": panel.height * GRID_ROW_PX,
                                "toolbar_location": None, "tools": ""} | kwargs
     fig = figure(**options)
     if options.get("x_axis_type") == "datetime":
         # A time label per 150 pixels or so: a third-width panel's labels ran into each other.
         fig.xaxis.ticker = DatetimeTicker(desired_num_ticks=max(3, panel.width // 3))
+        # Times on one line: Bokeh's default adds the date under some labels, and the axis grew
+        # and shrank by that line as the window moved (each time a layout of the whole page).
+        fig.xaxis.formatter = DatetimeTickFormatter()
     return fig
+
+
+def value_end(largest: float, least: float) -> float:
+    """Where a value axis from 0 ends: the next 1, 2 or 5 × 10^k above its largest value and
+    some room, at least `least`."""
+    return _round_step(max(largest * (1 + VALUE_ROOM), least, 1e-9))
+
+
+class _ValueAxis:
+    """A plot's value axis: from 0 (every panel's quantity is a size, a time or a count: a level
+    is read against zero, and an MTT that jitters by a fraction of a µs stays a flat line) to a
+    round end that moves when a value passes it, a few times in a run (10 ms to 2,000 ms at a
+    failure), and back down only when the points are drawn afresh (another run or selection).
+    Its tick labels keep their width (VALUE_LABELS). Bokeh's auto-ranging (DataRange1d) moved
+    the end with every new point in the browser, and with it the labels' width."""
+
+    def __init__(self, fig: Any, unit: str) -> None:
+        self.range = fig.y_range
+        self.least = MIN_SPAN.get(unit, 0.0)
+        fig.yaxis.formatter = CustomJSTickFormatter(code=VALUE_LABELS)
+        fig.yaxis.major_label_text_font = "monospace"
+
+    def fit(self, values: list[float], afresh: bool) -> None:
+        if not values:
+            return
+        largest = max(values)
+        if afresh or largest > self.range.end:
+            end = value_end(largest, self.least)
+            if end != self.range.end:
+                self.range.end = end
+
+
+def _numbers(drawn: _Drawn) -> list[float]:
+    return [float(v) for pts in drawn.series.values() for _, v in pts if isinstance(v, int | float)]
 
 
 def _source(panel: Panel, columns: list[str]) -> ColumnDataSource:
@@ -366,11 +427,10 @@ class TimeSeriesView:
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         self.points = panel.defaults.get("custom", {}).get("drawStyle") == "points"
-        # A fixed range, moved by each read: a DataRange1d keeps the span of its first drawing.
-        # Values from 0 (every panel's quantity is a size, a time or a count): a level is read
-        # against zero, and an MTT that jitters by a fraction of a µs stays a flat line.
+        # Fixed ranges, moved by the reads (_follow, _ValueAxis): no auto-ranging in the browser.
         self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_axis_label=panel.unit or None,
-                           y_range=DataRange1d(start=0.0, min_interval=MIN_SPAN.get(panel.unit or "")))
+                           y_range=Range1d(start=0.0, end=1.0))
+        self.values = _ValueAxis(self.fig, panel.unit or "")
         self.marks = _Marks(self.fig)
         self.legend = _Legend()
         self.drawn = _Drawn()
@@ -383,7 +443,7 @@ class TimeSeriesView:
             self.source = _source(panel, ["xs", "ys", "color", "label"])
             glyph = self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color")
         self.fig.add_tools(HoverTool(renderers=[glyph], tooltips=[("", "@label")]))
-        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"), self.legend.pane)
+        self.box = _Box(panel, pn.pane.Bokeh(self.fig), self.legend.pane)
         self.layout = self.box.layout
 
     def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
@@ -398,9 +458,11 @@ class TimeSeriesView:
             self._send_points(change)
         else:
             self._send_lines(change)
+        self.values.fit(_numbers(self.drawn), change.rebuild)
         self.legend.show(list(self.drawn.series))
-        _follow(self.fig, span)
-        self.marks.show(marks)
+        if self.drawn.series:  # a folded panel's plot is left alone: each change repaints it
+            _follow(self.fig, span)
+            self.marks.show(marks)
         self.box.show_status(Shown(self.drawn.points(), self.drawn.newest(), tuple(self.drawn.series), len(marks), data.error))
 
     def _rebuild(self) -> None:
@@ -464,7 +526,7 @@ class StateTimelineView:
         self.fig.add_tools(HoverTool(renderers=[bars], tooltips=[("path", "@y"), ("state", "@state")]))
         self.marks = _Marks(self.fig)
         self.drawn = _Drawn()
-        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
+        self.box = _Box(panel, pn.pane.Bokeh(self.fig))
         self.layout = self.box.layout
 
     def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
@@ -490,8 +552,9 @@ class StateTimelineView:
         if list(self.fig.y_range.factors) != factors:
             self.fig.y_range.factors = factors
         _set(self.source, out)
-        _follow(self.fig, span)
-        self.marks.show(marks)
+        if self.drawn.series:
+            _follow(self.fig, span)
+            self.marks.show(marks)
         self.box.show_status(Shown(self.drawn.points(), self.drawn.newest(), tuple(self.drawn.series), len(marks), data.error))
 
 
@@ -525,11 +588,13 @@ class HistogramView:
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         self.buckets = int(panel.options.get("bucketCount", 30))
-        self.fig = _figure(panel, x_axis_label=panel.unit or None)
+        self.fig = _figure(panel, x_axis_label=panel.unit or None, x_range=Range1d(start=0.0, end=1.0),
+                           y_range=Range1d(start=0.0, end=1.0))
+        self.counts = _ValueAxis(self.fig, "")
         self.source = _source(panel, ["left", "right", "top"])
         self.fig.quad(left="left", right="right", top="top", bottom=0, source=self.source, color=Category10_10[0])
         self.drawn = _Drawn()
-        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
+        self.box = _Box(panel, pn.pane.Bokeh(self.fig))
         self.layout = self.box.layout
 
     def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
@@ -537,11 +602,15 @@ class HistogramView:
 
     def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window,
              since: evaluate.Window) -> None:
-        self.drawn.merge(data, since, span)
-        values = [float(v) for pts in self.drawn.series.values() for _, v in pts if isinstance(v, int | float)]
+        change = self.drawn.merge(data, since, span)
+        values = _numbers(self.drawn)
         if values:
             counts, edges = np.histogram(values, bins=histogram_edges(values, self.panel.unit or "", self.buckets))
             _set(self.source, {"left": edges[:-1].tolist(), "right": edges[1:].tolist(), "top": counts.tolist()})
+            # The bins' span: histogram_edges moves it only when a value falls outside it.
+            if (self.fig.x_range.start, self.fig.x_range.end) != (edges[0], edges[-1]):
+                self.fig.x_range.start, self.fig.x_range.end = float(edges[0]), float(edges[-1])
+            self.counts.fit([float(c) for c in counts], change.rebuild)
         else:
             _set(self.source, {"left": [], "right": [], "top": []})
         self.box.show_status(Shown(len(values), self.drawn.newest(), tuple(self.drawn.series), error=data.error))
@@ -572,7 +641,7 @@ class BarChartView:
         # A group's label (a run, a configuration) is often wider than its bars: slanted, so
         # neighbours do not overwrite each other.
         self.fig.xaxis.group_label_orientation = 0.3
-        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
+        self.box = _Box(panel, pn.pane.Bokeh(self.fig))
         self.layout = self.box.layout
 
     def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
