@@ -169,6 +169,7 @@ def measure(args: argparse.Namespace, work: Path, s: server.LocalServer) -> dict
             live_view.watch_drawn(driver, MTT_POINTS)
             plots = driver.execute_script(WHY_LAYOUT)
             writer = influx.writer(target)
+            cpu0, wall0 = _cpu_seconds(view.pid), time.monotonic()
             t0 = time.time_ns()
             first_layouts = 0
             written: dict[int, int] = {}  # first message of a batch -> when InfluxDB had it (wall ns)
@@ -185,6 +186,7 @@ def measure(args: argparse.Namespace, work: Path, s: server.LocalServer) -> dict
                 writer.write(live_points("r1", t0, range(first, first + BATCH), fail_seq=args.fail, associations=("main",)))
                 written[first] = time.time_ns()
             profile = driver.execute_cdp_cmd("Profiler.stop", {})["profile"]
+            view_cpu = {"cpu_s": round(_cpu_seconds(view.pid) - cpu0, 2), "over_s": round(time.monotonic() - wall0, 1)}
             why = driver.execute_script("return window.__why || {}")
             page_layouts = driver.execute_script("return window.__pageLayouts") - first_layouts
             # The last messages drawn: the page's record waits for them (at most a minute).
@@ -206,11 +208,17 @@ def measure(args: argparse.Namespace, work: Path, s: server.LocalServer) -> dict
         ms = next((ms for ms, newest in drawn if newest >= t), None)
         if ms is not None:
             lags.append(ms - written[seq - seq % BATCH] / 1e6)
-    return {"code": str(args.code), "commit": _commit(args.code), "plots": plots, "profile": summarize(profile),
+    return {"code": str(args.code), "commit": _commit(args.code), "plots": plots, "view": view_cpu,
+            "profile": summarize(profile),
             "page_layouts_before_from": first_layouts, "page_layouts_from": page_layouts,
             "plot_repaints_by_cause": dict(sorted(why.items(), key=lambda kv: -kv[1])),
             "drawings": len(drawn), "written_drawn_ms_p50": round(quantile(lags, 0.5)) if lags else None,
             "written_drawn_ms_p99": round(quantile(lags, 0.99)) if lags else None, "load_1min": os.getloadavg()[0]}
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _commit(code: Path) -> str:

@@ -171,8 +171,10 @@ def _newest(data: evaluate.PanelData) -> int | None:
 def _figure(panel: Panel, **kwargs: Any) -> Any:
     """A plot of a fixed size (the panel's grid cells): one sized by its container is laid out
     again with it."""
+    # No title in the plot (the panel's frame has it): an empty one is still measured and drawn
+    # at every repaint.
     options: dict[str, Any] = {"width": panel.width * GRID_COLUMN_PX - FRAME_PX, "height": panel.height * GRID_ROW_PX,
-                               "toolbar_location": None, "tools": ""} | kwargs
+                               "title": None, "toolbar_location": None, "tools": ""} | kwargs
     fig = figure(**options)
     if options.get("x_axis_type") == "datetime":
         # A time label per 150 pixels or so: a third-width panel's labels ran into each other.
