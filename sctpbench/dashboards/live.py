@@ -58,7 +58,7 @@ MIN_SPAN = {"ms": 1.0}
 # A histogram's value axis spans at least this share of its largest value too (or MIN_SPAN's):
 # before a failure the MTT distribution drew 10.00065-10.0009 ms, sub-µs jitter as bands.
 MIN_SHARE = 0.05
-# Room above a value axis's largest value; the axis then ends at the next 1, 2 or 5 × 10^k.
+# Room above a value axis's largest value (the axis then ends at the next of ENDS × 10^k).
 VALUE_ROOM = 0.1
 # A value axis's tick labels: this many characters, padded, in a fixed-width font, so the axis
 # keeps its width whatever its range. In the browser a plot whose axis changed width is laid out
@@ -185,16 +185,23 @@ def _figure(panel: Panel, **kwargs: Any) -> Any:
     return fig
 
 
+# The mantissas a value axis's end is rounded up to (× 10^k): fine enough that a plot uses most
+# of its height, round enough that the ticks are.
+ENDS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
 def value_end(largest: float, least: float) -> float:
-    """Where a value axis from 0 ends: the next 1, 2 or 5 × 10^k above its largest value and
-    some room, at least `least`."""
-    return _round_step(max(largest * (1 + VALUE_ROOM), least, 1e-9))
+    """Where a value axis from 0 ends: the next round value (ENDS × 10^k) above its largest
+    value and some room, at least `least`."""
+    at_least = max(largest * (1 + VALUE_ROOM), least, 1e-9)
+    power = 10.0 ** math.floor(math.log10(at_least))
+    return next(m * power for m in ENDS if m * power >= at_least * (1 - 1e-9))
 
 
 class _ValueAxis:
     """A plot's value axis: from 0 (every panel's quantity is a size, a time or a count: a level
     is read against zero, and an MTT that jitters by a fraction of a µs stays a flat line) to a
-    round end that moves when a value passes it, a few times in a run (10 ms to 2,000 ms at a
+    round end that moves when a value passes it, a few times in a run (20 ms to 1,500 ms at a
     failure), and back down only when the points are drawn afresh (another run or selection).
     Its tick labels keep their width (VALUE_LABELS). Bokeh's auto-ranging (DataRange1d) moved
     the end with every new point in the browser, and with it the labels' width."""
@@ -202,6 +209,7 @@ class _ValueAxis:
     def __init__(self, fig: Any, unit: str) -> None:
         self.range = fig.y_range
         self.least = MIN_SPAN.get(unit, 0.0)
+        self.fitted = False  # the range still the figure's first, 0-1
         fig.yaxis.formatter = CustomJSTickFormatter(code=VALUE_LABELS)
         fig.yaxis.major_label_text_font = "monospace"
 
@@ -209,7 +217,8 @@ class _ValueAxis:
         if not values:
             return
         largest = max(values)
-        if afresh or largest > self.range.end:
+        if afresh or not self.fitted or largest > self.range.end:
+            self.fitted = True
             end = value_end(largest, self.least)
             if end != self.range.end:
                 self.range.end = end

@@ -14,6 +14,7 @@ from typing import Any
 
 from bokeh.document import Document
 from bokeh.document.events import ColumnDataChangedEvent, ColumnsPatchedEvent, ColumnsStreamedEvent, DocumentChangedEvent
+from bokeh.models import CustomJSTickFormatter, DataRange1d
 
 from sctpbench.dashboards import catalog, evaluate, live
 from sctpbench.dashboards.model import Panel
@@ -148,3 +149,36 @@ def test_the_variables_are_labelled_select_boxes_without_a_deprecated_call() -> 
         warnings.simplefilter("error")
         dash = live.LiveDashboard(catalog.RUNS, live.Source(influx.Target("http://127.0.0.1:9"), refresh_s=5), lambda _: None)
     assert {name: w.label for name, w in dash.widgets.items()} == {v.name: v.label for v in catalog.RUNS.variables}
+
+
+def test_value_axes_end_at_a_round_value_that_moves_only_when_a_value_passes_it() -> None:
+    """In the browser, a plot whose value axis changed its range at every point (Bokeh's
+    auto-ranging) got new tick labels, and an axis whose labels changed width laid out the
+    whole page again: the view sets the range itself, from 0 to a round end above the largest
+    value, moved when a value passes it, and back down only for another run; the labels keep
+    one width. The plots have a fixed size."""
+    view, events = _view(MTT)
+    view.show(_data(MTT, _run(300)), [], SPAN, SPAN)  # MTT 15 ms
+    assert (view.fig.y_range.start, view.fig.y_range.end) == (0.0, 20.0)
+    assert view.fig.sizing_mode is None and view.fig.width and view.fig.height and view.fig.title is None
+    assert isinstance(view.fig.yaxis[0].formatter, CustomJSTickFormatter) and view.fig.yaxis[0].major_label_text_font == "monospace"
+    for upto, last in ((301, 17.0), (320, 19.5)):
+        events.clear()
+        since = view.since(SPAN, SPAN.end_ns)
+        view.show(_data(MTT, {k: [r for r in pts if r[0] >= since.start_ns] for k, pts in _run(upto, last).items()}), [], SPAN, since)
+        assert not [e for e in events if getattr(e, "model", None) is view.fig.y_range], (upto, events)
+    since = view.since(SPAN, SPAN.end_ns)
+    view.show(_data(MTT, {k: [r for r in pts if r[0] >= since.start_ns] for k, pts in _run(500).items()}), [], SPAN, since)
+    assert view.fig.y_range.end == 1500.0  # the failure's 1200 ms
+    later = evaluate.Window(20_000_000_000, 30_000_000_000)
+    view.show(_data(MTT, {"main a": [(20_000_000_000 + i * STEP, 10.0) for i in range(5)]}), [], later, later)
+    assert view.fig.y_range.end == 12.0  # another run (10 ms): drawn afresh
+    for panel in PANELS.values():  # no plot of the page ranges itself in the browser
+        fig = getattr(live.VIEWS[panel.kind](panel), "fig", None)
+        assert fig is None or not any(isinstance(r, DataRange1d) for r in (fig.x_range, fig.y_range)) or not live.VIEWS[panel.kind](panel).live, \
+            panel.title
+
+
+def test_a_value_axis_ends_at_the_next_round_value_above_its_largest() -> None:
+    assert [live.value_end(v, 1.0) for v in (15.0, 0.3, 1200.0, 19.0, 9.0)] == [20.0, 1.0, 1500.0, 25.0, 10.0]
+    assert live.value_end(4380.0, 0.0) == 5000.0 and live.value_end(0.0, 0.0) > 0
