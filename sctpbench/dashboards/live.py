@@ -70,6 +70,11 @@ const a = Math.abs(tick);
 const [d, s] = a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : a >= 1e4 ? [1e3, 'k'] : [1, ''];
 return (String(+(tick / d).toPrecision(4)) + s).padStart({LABEL_CHARS});
 """
+# The live plots' data on the plot's upper canvas layer, alone there: new points repaint that
+# layer only, not the axes and grids below (each axis's repaint measures its tick labels and
+# reads CSS values: most of a repaint's time in Chromium's profiler). The ranges (which move
+# rarely) repaint both. The data stay inside the frame: the ranges hold them (no clip there).
+DATA_LEVEL = "overlay"
 STATUS_CLASS = "sb-status"
 SOURCE_PREFIX = "sb-source:"
 
@@ -181,7 +186,8 @@ def _figure(panel: Panel, **kwargs: Any) -> Any:
         fig.xaxis.ticker = DatetimeTicker(desired_num_ticks=max(3, panel.width // 3))
         # Times on one line: Bokeh's default adds the date under some labels, and the axis grew
         # and shrank by that line as the window moved (each time a layout of the whole page).
-        fig.xaxis.formatter = DatetimeTickFormatter()
+        fig.xaxis.formatter = DatetimeTickFormatter(milliseconds="%H:%M:%S.%3N", seconds="%H:%M:%S", minsec="%H:%M:%S",
+                                                    minutes="%H:%M", hourmin="%H:%M", hours="%H:%M")
     return fig
 
 
@@ -201,7 +207,7 @@ def value_end(largest: float, least: float) -> float:
 class _ValueAxis:
     """A plot's value axis: from 0 (every panel's quantity is a size, a time or a count: a level
     is read against zero, and an MTT that jitters by a fraction of a µs stays a flat line) to a
-    round end that moves when a value passes it, a few times in a run (20 ms to 1,500 ms at a
+    round end that moves when a value comes within VALUE_ROOM of it, a few times in a run (20 ms to 1,500 ms at a
     failure), and back down only when the points are drawn afresh (another run or selection).
     Its tick labels keep their width (VALUE_LABELS). Bokeh's auto-ranging (DataRange1d) moved
     the end with every new point in the browser, and with it the labels' width."""
@@ -217,7 +223,7 @@ class _ValueAxis:
         if not values:
             return
         largest = max(values)
-        if afresh or not self.fitted or largest > self.range.end:
+        if afresh or not self.fitted or largest * (1 + VALUE_ROOM) > self.range.end:
             self.fitted = True
             end = value_end(largest, self.least)
             if end != self.range.end:
@@ -449,10 +455,10 @@ class TimeSeriesView:
         self.order: list[str] = []  # lines: the series of each row of the multi-line's data
         if self.points:
             self.source = _source(panel, ["x", "y", "color", "label"])
-            glyph = self.fig.scatter("x", "y", source=self.source, size=4, color="color")
+            glyph = self.fig.scatter("x", "y", source=self.source, size=4, color="color", level=DATA_LEVEL)
         else:
             self.source = _source(panel, ["xs", "ys", "color", "label"])
-            glyph = self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color")
+            glyph = self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color", level=DATA_LEVEL)
         self.fig.add_tools(HoverTool(renderers=[glyph], tooltips=[("", "@label")]))
         self.box = _Box(panel, pn.pane.Bokeh(self.fig), self.legend.pane)
         self.layout = self.box.layout
@@ -533,7 +539,7 @@ class StateTimelineView:
         self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_range=FactorRange())
         # `n`: the intervals a bar stands for, so the bars add up to the points the status line counts.
         self.source = _source(panel, ["y", "left", "right", "color", "state", "n"])
-        bars = self.fig.hbar(y="y", left="left", right="right", height=0.8, color="color", source=self.source)
+        bars = self.fig.hbar(y="y", left="left", right="right", height=0.8, color="color", source=self.source, level=DATA_LEVEL)
         self.fig.add_tools(HoverTool(renderers=[bars], tooltips=[("path", "@y"), ("state", "@state")]))
         self.marks = _Marks(self.fig)
         self.drawn = _Drawn()
@@ -603,7 +609,7 @@ class HistogramView:
                            y_range=Range1d(start=0.0, end=1.0))
         self.counts = _ValueAxis(self.fig, "")
         self.source = _source(panel, ["left", "right", "top"])
-        self.fig.quad(left="left", right="right", top="top", bottom=0, source=self.source, color=Category10_10[0])
+        self.fig.quad(left="left", right="right", top="top", bottom=0, source=self.source, color=Category10_10[0], level=DATA_LEVEL)
         self.drawn = _Drawn()
         self.box = _Box(panel, pn.pane.Bokeh(self.fig))
         self.layout = self.box.layout
