@@ -452,12 +452,16 @@ class TimeSeriesView:
         self.legend = _Legend()
         self.drawn = _Drawn()
         self.index: dict[str, list[int]] = {}  # points: each series' rows in the scatter's data
-        self.order: list[str] = []  # lines: the series of each row of the multi-line's data
+        # Lines: each series' pieces, one row of the multi-line's data each: (row, first, end)
+        # holds the series' points [first, end), drawn from the point before `first` on.
+        self.pieces: dict[str, list[tuple[int, int, int]]] = {}
         if self.points:
             self.source = _source(panel, ["x", "y", "color", "label"])
             glyph = self.fig.scatter("x", "y", source=self.source, size=4, color="color", level=DATA_LEVEL)
         else:
-            self.source = _source(panel, ["xs", "ys", "color", "label"])
+            # `n`: the points a piece stands for (its first point is the one before them, so the
+            # pieces join up): they add up to the points the status line counts.
+            self.source = _source(panel, ["xs", "ys", "color", "label", "n"])
             glyph = self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color", level=DATA_LEVEL)
         self.fig.add_tools(HoverTool(renderers=[glyph], tooltips=[("", "@label")]))
         self.box = _Box(panel, pn.pane.Bokeh(self.fig), self.legend.pane)
@@ -493,11 +497,21 @@ class TimeSeriesView:
                 out["color"] += [self.legend.color(label)] * len(pts)
                 out["label"] += [label] * len(pts)
         else:
-            self.order = list(self.drawn.series)
-            out = {"xs": [[_ms(t) for t, _ in pts] for pts in self.drawn.series.values()],
-                   "ys": [[v for _, v in pts] for pts in self.drawn.series.values()],
-                   "color": [self.legend.color(label) for label in self.order], "label": list(self.order)}
+            self.pieces = {}
+            out = {"xs": [], "ys": [], "color": [], "label": [], "n": []}
+            for label, pts in self.drawn.series.items():
+                self._piece(out, label, len(out["xs"]), 0, len(pts))
         _set(self.source, out)
+
+    def _piece(self, out: dict[str, list[Any]], label: str, row: int, first: int, end: int) -> None:
+        """A new row of the lines' data: the series' points [first, end), joined to the one before."""
+        pts = self.drawn.series[label][max(first - 1, 0):end]
+        self.pieces.setdefault(label, []).append((row, first, end))
+        out["xs"].append([_ms(t) for t, _ in pts])
+        out["ys"].append([v for _, v in pts])
+        out["color"].append(self.legend.color(label))
+        out["label"].append(label)
+        out["n"].append(end - first)
 
     def _send_points(self, change: _Change) -> None:
         patches = [(self.index[label][at], v) for label, moved in change.patched.items() for at, v in moved]
@@ -515,18 +529,28 @@ class TimeSeriesView:
             self.source.stream(new)
 
     def _send_lines(self, change: _Change) -> None:
-        # A line's points are one element of the multi-line's data: a changed line is sent whole.
-        moved = [label for label in self.order if label in change.patched or label in change.appended]
-        if moved:
-            self.source.patch({
-                "xs": [(self.order.index(label), [_ms(t) for t, _ in self.drawn.series[label]]) for label in moved],
-                "ys": [(self.order.index(label), [v for _, v in self.drawn.series[label]]) for label in moved]})
-        fresh = [label for label in change.appended if label not in self.order]
-        if fresh:
-            self.order += fresh
-            self.source.stream({"xs": [[_ms(t) for t, _ in self.drawn.series[label]] for label in fresh],
-                                "ys": [[v for _, v in self.drawn.series[label]] for label in fresh],
-                                "color": [self.legend.color(label) for label in fresh], "label": fresh})
+        """New points as a new piece of each line, streamed; a piece holding a changed value
+        (a bucket still filling) sent again, patched. A line sent whole at each read grew with
+        the run: a read of a paced failover run sent hundreds of kB to the browser."""
+        xs: list[tuple[int, list[float]]] = []
+        ys: list[tuple[int, list[Any]]] = []
+        for label, moved in change.patched.items():
+            at = {i for i, _ in moved}
+            for row, first, end in self.pieces[label]:
+                # A piece draws its points and the one before them.
+                if any(first - 1 <= i < end for i in at):
+                    pts = self.drawn.series[label][max(first - 1, 0):end]
+                    xs.append((row, [_ms(t) for t, _ in pts]))
+                    ys.append((row, [v for _, v in pts]))
+        if xs:
+            self.source.patch({"xs": xs, "ys": ys})
+        new: dict[str, Any] = {"xs": [], "ys": [], "color": [], "label": [], "n": []}
+        rows = sum(len(p) for p in self.pieces.values())
+        for label, pts in change.appended.items():
+            end = len(self.drawn.series[label])
+            self._piece(new, label, rows + len(new["xs"]), end - len(pts), end)
+        if new["xs"]:
+            self.source.stream(new)
 
 
 class StateTimelineView:

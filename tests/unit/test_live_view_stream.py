@@ -56,9 +56,25 @@ def _drawn(view: Any) -> int:
 
 
 def _rows(view: Any) -> list[tuple[Any, ...]]:
-    """The glyph's data row by row, in any order (a scatter's streamed rows interleave series)."""
+    """What the glyph draws, point by point, in any order (a scatter's streamed rows interleave
+    series; a line comes in pieces, each joined to the point before its own `n`)."""
     data = view.source.data
-    return sorted(zip(*(data[c] if c not in ("xs", "ys") else map(tuple, data[c]) for c in sorted(data)), strict=True))
+    if "xs" in data:
+        return sorted((label, color, x, y) for xs, ys, color, label, n in
+                      zip(data["xs"], data["ys"], data["color"], data["label"], data["n"], strict=True)
+                      for x, y in list(zip(xs, ys, strict=True))[len(xs) - n:])
+    return sorted(zip(*(data[c] for c in sorted(data)), strict=True))
+
+
+def _lines(view: Any) -> dict[str, list[tuple[float, Any]]]:
+    """Each line as drawn: its pieces end to end, each piece's first point the previous one's last."""
+    data, lines = view.source.data, {}
+    for xs, ys, label in zip(data["xs"], data["ys"], data["label"], strict=True):
+        line = lines.setdefault(label, [])
+        pts = list(zip(xs, ys, strict=True))
+        assert not line or pts[0] == line[-1], (label, pts[0], line[-1])
+        line += pts[1:] if line else pts
+    return lines
 
 
 def _status_points(view: Any) -> int:
@@ -79,6 +95,8 @@ def test_reads_of_new_points_stream_and_patch_what_a_whole_read_draws() -> None:
             whole, _ = _view(panel)
             whole.show(_data(panel, _run(upto, last)), [], SPAN, SPAN)
             assert _rows(view) == _rows(whole), (panel.title, upto)
+            if panel is SRTT:  # the lines join up as one drawn whole
+                assert _lines(view) == _lines(whole), upto
             assert _drawn(view) == _status_points(view) == whole.drawn.points()
             sent = {type(e) for e in events if getattr(e, "model", None) is view.source}
             assert sent and sent <= {ColumnsStreamedEvent, ColumnsPatchedEvent}, (panel.title, upto, sent)
