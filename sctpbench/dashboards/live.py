@@ -29,7 +29,15 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, DataRange1d, DatetimeTicker, FactorRange, HoverTool, Range1d
+from bokeh.models import (
+    ColumnDataSource,
+    CustomJSTickFormatter,
+    DatetimeTicker,
+    DatetimeTickFormatter,
+    FactorRange,
+    HoverTool,
+    Range1d,
+)
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 from panel.io.state import set_curdoc
@@ -42,12 +50,31 @@ from sctpbench.telemetry import influx, points
 
 GRID_COLUMN_PX = 50  # Grafana's 24-column grid, 1200 pixels beside the sidebar
 GRID_ROW_PX = 34
+# A plot is narrower than its panel's frame by the frame's border and the plot pane's margins.
+FRAME_PX = 24
 # The least a time series' value axis spans, by unit: an MTT that jitters by a fraction of a µs
 # around 15.0007 ms otherwise fills the panel as two bands 0.0002 ms apart.
 MIN_SPAN = {"ms": 1.0}
 # A histogram's value axis spans at least this share of its largest value too (or MIN_SPAN's):
 # before a failure the MTT distribution drew 10.00065-10.0009 ms, sub-µs jitter as bands.
 MIN_SHARE = 0.05
+# Room above a value axis's largest value (the axis then ends at the next of ENDS × 10^k).
+VALUE_ROOM = 0.1
+# A value axis's tick labels: this many characters, padded, in a fixed-width font, so the axis
+# keeps its width whatever its range. In the browser a plot whose axis changed width is laid out
+# again, and Bokeh lays a plot out from the page's root: every plot of the page measured anew
+# (tick labels, CSS values read), which took most of a starved page's time (see VALUE_LABELS).
+LABEL_CHARS = 6
+VALUE_LABELS = f"""
+const a = Math.abs(tick);
+const [d, s] = a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : a >= 1e4 ? [1e3, 'k'] : [1, ''];
+return (String(+(tick / d).toPrecision(4)) + s).padStart({LABEL_CHARS});
+"""
+# The live plots' data on the plot's upper canvas layer, alone there: new points repaint that
+# layer only, not the axes and grids below (each axis's repaint measures its tick labels and
+# reads CSS values: most of a repaint's time in Chromium's profiler). The ranges (which move
+# rarely) repaint both. The data stay inside the frame: the ranges hold them (no clip there).
+DATA_LEVEL = "overlay"
 STATUS_CLASS = "sb-status"
 SOURCE_PREFIX = "sb-source:"
 
@@ -147,13 +174,64 @@ def _newest(data: evaluate.PanelData) -> int | None:
 
 
 def _figure(panel: Panel, **kwargs: Any) -> Any:
-    options: dict[str, Any] = {"height": panel.height * GRID_ROW_PX, "sizing_mode": "stretch_width",
-                               "toolbar_location": None, "tools": ""} | kwargs
+    """A plot of a fixed size (the panel's grid cells): one sized by its container is laid out
+    again with it."""
+    # No title in the plot (the panel's frame has it): an empty one is still measured and drawn
+    # at every repaint.
+    options: dict[str, Any] = {"width": panel.width * GRID_COLUMN_PX - FRAME_PX, "height": panel.height * GRID_ROW_PX,
+                               "title": None, "toolbar_location": None, "tools": ""} | kwargs
     fig = figure(**options)
     if options.get("x_axis_type") == "datetime":
         # A time label per 150 pixels or so: a third-width panel's labels ran into each other.
         fig.xaxis.ticker = DatetimeTicker(desired_num_ticks=max(3, panel.width // 3))
+        # Times on one line: Bokeh's default adds the date under some labels, and the axis grew
+        # and shrank by that line as the window moved (each time a layout of the whole page).
+        fig.xaxis.formatter = DatetimeTickFormatter(milliseconds="%H:%M:%S.%3N", seconds="%H:%M:%S", minsec="%H:%M:%S",
+                                                    minutes="%H:%M", hourmin="%H:%M", hours="%H:%M")
     return fig
+
+
+# The mantissas a value axis's end is rounded up to (× 10^k): fine enough that a plot uses most
+# of its height, round enough that the ticks are.
+ENDS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def value_end(largest: float, least: float) -> float:
+    """Where a value axis from 0 ends: the next round value (ENDS × 10^k) above its largest
+    value and some room, at least `least`."""
+    at_least = max(largest * (1 + VALUE_ROOM), least, 1e-9)
+    power = 10.0 ** math.floor(math.log10(at_least))
+    return next(m * power for m in ENDS if m * power >= at_least * (1 - 1e-9))
+
+
+class _ValueAxis:
+    """A plot's value axis: from 0 (every panel's quantity is a size, a time or a count: a level
+    is read against zero, and an MTT that jitters by a fraction of a µs stays a flat line) to a
+    round end that moves when a value comes within VALUE_ROOM of it, a few times in a run (20 ms to 1,500 ms at a
+    failure), and back down only when the points are drawn afresh (another run or selection).
+    Its tick labels keep their width (VALUE_LABELS). Bokeh's auto-ranging (DataRange1d) moved
+    the end with every new point in the browser, and with it the labels' width."""
+
+    def __init__(self, fig: Any, unit: str) -> None:
+        self.range = fig.y_range
+        self.least = MIN_SPAN.get(unit, 0.0)
+        self.fitted = False  # the range still the figure's first, 0-1
+        fig.yaxis.formatter = CustomJSTickFormatter(code=VALUE_LABELS)
+        fig.yaxis.major_label_text_font = "monospace"
+
+    def fit(self, values: list[float], afresh: bool) -> None:
+        if not values:
+            return
+        largest = max(values)
+        if afresh or not self.fitted or largest * (1 + VALUE_ROOM) > self.range.end:
+            self.fitted = True
+            end = value_end(largest, self.least)
+            if end != self.range.end:
+                self.range.end = end
+
+
+def _numbers(drawn: _Drawn) -> list[float]:
+    return [float(v) for pts in drawn.series.values() for _, v in pts if isinstance(v, int | float)]
 
 
 def _source(panel: Panel, columns: list[str]) -> ColumnDataSource:
@@ -366,24 +444,27 @@ class TimeSeriesView:
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         self.points = panel.defaults.get("custom", {}).get("drawStyle") == "points"
-        # A fixed range, moved by each read: a DataRange1d keeps the span of its first drawing.
-        # Values from 0 (every panel's quantity is a size, a time or a count): a level is read
-        # against zero, and an MTT that jitters by a fraction of a µs stays a flat line.
+        # Fixed ranges, moved by the reads (_follow, _ValueAxis): no auto-ranging in the browser.
         self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_axis_label=panel.unit or None,
-                           y_range=DataRange1d(start=0.0, min_interval=MIN_SPAN.get(panel.unit or "")))
+                           y_range=Range1d(start=0.0, end=1.0))
+        self.values = _ValueAxis(self.fig, panel.unit or "")
         self.marks = _Marks(self.fig)
         self.legend = _Legend()
         self.drawn = _Drawn()
         self.index: dict[str, list[int]] = {}  # points: each series' rows in the scatter's data
-        self.order: list[str] = []  # lines: the series of each row of the multi-line's data
+        # Lines: each series' pieces, one row of the multi-line's data each: (row, first, end)
+        # holds the series' points [first, end), drawn from the point before `first` on.
+        self.pieces: dict[str, list[tuple[int, int, int]]] = {}
         if self.points:
             self.source = _source(panel, ["x", "y", "color", "label"])
-            glyph = self.fig.scatter("x", "y", source=self.source, size=4, color="color")
+            glyph = self.fig.scatter("x", "y", source=self.source, size=4, color="color", level=DATA_LEVEL)
         else:
-            self.source = _source(panel, ["xs", "ys", "color", "label"])
-            glyph = self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color")
+            # `n`: the points a piece stands for (its first point is the one before them, so the
+            # pieces join up): they add up to the points the status line counts.
+            self.source = _source(panel, ["xs", "ys", "color", "label", "n"])
+            glyph = self.fig.multi_line("xs", "ys", source=self.source, line_width=2, color="color", level=DATA_LEVEL)
         self.fig.add_tools(HoverTool(renderers=[glyph], tooltips=[("", "@label")]))
-        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"), self.legend.pane)
+        self.box = _Box(panel, pn.pane.Bokeh(self.fig), self.legend.pane)
         self.layout = self.box.layout
 
     def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
@@ -398,9 +479,11 @@ class TimeSeriesView:
             self._send_points(change)
         else:
             self._send_lines(change)
+        self.values.fit(_numbers(self.drawn), change.rebuild)
         self.legend.show(list(self.drawn.series))
-        _follow(self.fig, span)
-        self.marks.show(marks)
+        if self.drawn.series:  # a folded panel's plot is left alone: each change repaints it
+            _follow(self.fig, span)
+            self.marks.show(marks)
         self.box.show_status(Shown(self.drawn.points(), self.drawn.newest(), tuple(self.drawn.series), len(marks), data.error))
 
     def _rebuild(self) -> None:
@@ -414,11 +497,21 @@ class TimeSeriesView:
                 out["color"] += [self.legend.color(label)] * len(pts)
                 out["label"] += [label] * len(pts)
         else:
-            self.order = list(self.drawn.series)
-            out = {"xs": [[_ms(t) for t, _ in pts] for pts in self.drawn.series.values()],
-                   "ys": [[v for _, v in pts] for pts in self.drawn.series.values()],
-                   "color": [self.legend.color(label) for label in self.order], "label": list(self.order)}
+            self.pieces = {}
+            out = {"xs": [], "ys": [], "color": [], "label": [], "n": []}
+            for label, pts in self.drawn.series.items():
+                self._piece(out, label, len(out["xs"]), 0, len(pts))
         _set(self.source, out)
+
+    def _piece(self, out: dict[str, list[Any]], label: str, row: int, first: int, end: int) -> None:
+        """A new row of the lines' data: the series' points [first, end), joined to the one before."""
+        pts = self.drawn.series[label][max(first - 1, 0):end]
+        self.pieces.setdefault(label, []).append((row, first, end))
+        out["xs"].append([_ms(t) for t, _ in pts])
+        out["ys"].append([v for _, v in pts])
+        out["color"].append(self.legend.color(label))
+        out["label"].append(label)
+        out["n"].append(end - first)
 
     def _send_points(self, change: _Change) -> None:
         patches = [(self.index[label][at], v) for label, moved in change.patched.items() for at, v in moved]
@@ -436,18 +529,28 @@ class TimeSeriesView:
             self.source.stream(new)
 
     def _send_lines(self, change: _Change) -> None:
-        # A line's points are one element of the multi-line's data: a changed line is sent whole.
-        moved = [label for label in self.order if label in change.patched or label in change.appended]
-        if moved:
-            self.source.patch({
-                "xs": [(self.order.index(label), [_ms(t) for t, _ in self.drawn.series[label]]) for label in moved],
-                "ys": [(self.order.index(label), [v for _, v in self.drawn.series[label]]) for label in moved]})
-        fresh = [label for label in change.appended if label not in self.order]
-        if fresh:
-            self.order += fresh
-            self.source.stream({"xs": [[_ms(t) for t, _ in self.drawn.series[label]] for label in fresh],
-                                "ys": [[v for _, v in self.drawn.series[label]] for label in fresh],
-                                "color": [self.legend.color(label) for label in fresh], "label": fresh})
+        """New points as a new piece of each line, streamed; a piece holding a changed value
+        (a bucket still filling) sent again, patched. A line sent whole at each read grew with
+        the run: a read of a paced failover run sent hundreds of kB to the browser."""
+        xs: list[tuple[int, list[float]]] = []
+        ys: list[tuple[int, list[Any]]] = []
+        for label, moved in change.patched.items():
+            at = {i for i, _ in moved}
+            for row, first, end in self.pieces[label]:
+                # A piece draws its points and the one before them.
+                if any(first - 1 <= i < end for i in at):
+                    pts = self.drawn.series[label][max(first - 1, 0):end]
+                    xs.append((row, [_ms(t) for t, _ in pts]))
+                    ys.append((row, [v for _, v in pts]))
+        if xs:
+            self.source.patch({"xs": xs, "ys": ys})
+        new: dict[str, Any] = {"xs": [], "ys": [], "color": [], "label": [], "n": []}
+        rows = sum(len(p) for p in self.pieces.values())
+        for label, pts in change.appended.items():
+            end = len(self.drawn.series[label])
+            self._piece(new, label, rows + len(new["xs"]), end - len(pts), end)
+        if new["xs"]:
+            self.source.stream(new)
 
 
 class StateTimelineView:
@@ -460,11 +563,11 @@ class StateTimelineView:
         self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_range=FactorRange())
         # `n`: the intervals a bar stands for, so the bars add up to the points the status line counts.
         self.source = _source(panel, ["y", "left", "right", "color", "state", "n"])
-        bars = self.fig.hbar(y="y", left="left", right="right", height=0.8, color="color", source=self.source)
+        bars = self.fig.hbar(y="y", left="left", right="right", height=0.8, color="color", source=self.source, level=DATA_LEVEL)
         self.fig.add_tools(HoverTool(renderers=[bars], tooltips=[("path", "@y"), ("state", "@state")]))
         self.marks = _Marks(self.fig)
         self.drawn = _Drawn()
-        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
+        self.box = _Box(panel, pn.pane.Bokeh(self.fig))
         self.layout = self.box.layout
 
     def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
@@ -490,8 +593,9 @@ class StateTimelineView:
         if list(self.fig.y_range.factors) != factors:
             self.fig.y_range.factors = factors
         _set(self.source, out)
-        _follow(self.fig, span)
-        self.marks.show(marks)
+        if self.drawn.series:
+            _follow(self.fig, span)
+            self.marks.show(marks)
         self.box.show_status(Shown(self.drawn.points(), self.drawn.newest(), tuple(self.drawn.series), len(marks), data.error))
 
 
@@ -525,11 +629,13 @@ class HistogramView:
     def __init__(self, panel: Panel) -> None:
         self.panel = panel
         self.buckets = int(panel.options.get("bucketCount", 30))
-        self.fig = _figure(panel, x_axis_label=panel.unit or None)
+        self.fig = _figure(panel, x_axis_label=panel.unit or None, x_range=Range1d(start=0.0, end=1.0),
+                           y_range=Range1d(start=0.0, end=1.0))
+        self.counts = _ValueAxis(self.fig, "")
         self.source = _source(panel, ["left", "right", "top"])
-        self.fig.quad(left="left", right="right", top="top", bottom=0, source=self.source, color=Category10_10[0])
+        self.fig.quad(left="left", right="right", top="top", bottom=0, source=self.source, color=Category10_10[0], level=DATA_LEVEL)
         self.drawn = _Drawn()
-        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
+        self.box = _Box(panel, pn.pane.Bokeh(self.fig))
         self.layout = self.box.layout
 
     def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
@@ -537,11 +643,15 @@ class HistogramView:
 
     def show(self, data: evaluate.PanelData, marks: list[evaluate.Mark], span: evaluate.Window,
              since: evaluate.Window) -> None:
-        self.drawn.merge(data, since, span)
-        values = [float(v) for pts in self.drawn.series.values() for _, v in pts if isinstance(v, int | float)]
+        change = self.drawn.merge(data, since, span)
+        values = _numbers(self.drawn)
         if values:
             counts, edges = np.histogram(values, bins=histogram_edges(values, self.panel.unit or "", self.buckets))
             _set(self.source, {"left": edges[:-1].tolist(), "right": edges[1:].tolist(), "top": counts.tolist()})
+            # The bins' span: histogram_edges moves it only when a value falls outside it.
+            if (self.fig.x_range.start, self.fig.x_range.end) != (edges[0], edges[-1]):
+                self.fig.x_range.start, self.fig.x_range.end = float(edges[0]), float(edges[-1])
+            self.counts.fit([float(c) for c in counts], change.rebuild)
         else:
             _set(self.source, {"left": [], "right": [], "top": []})
         self.box.show_status(Shown(len(values), self.drawn.newest(), tuple(self.drawn.series), error=data.error))
@@ -572,7 +682,7 @@ class BarChartView:
         # A group's label (a run, a configuration) is often wider than its bars: slanted, so
         # neighbours do not overwrite each other.
         self.fig.xaxis.group_label_orientation = 0.3
-        self.box = _Box(panel, pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"))
+        self.box = _Box(panel, pn.pane.Bokeh(self.fig))
         self.layout = self.box.layout
 
     def since(self, span: evaluate.Window, end_ns: int) -> evaluate.Window:
@@ -702,7 +812,7 @@ class LiveDashboard:
         self.newest_ns: int | None = None  # the newest message the last read found
         self.came = -STREAMING_S  # when it came (monotonic)
         self.doc: Any = None  # the session's document, to read again when the browser answers
-        self.widgets = {v.name: pn.widgets.Select(name=v.label, options=[evaluate.ALL], value=evaluate.ALL, width=220)
+        self.widgets = {v.name: pn.widgets.Select(label=v.label, options=[evaluate.ALL], value=evaluate.ALL, width=220)
                         for v in dashboard.variables}
         for w in self.widgets.values():
             w.param.watch(self._chosen, "value")

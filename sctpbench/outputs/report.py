@@ -205,9 +205,17 @@ def _read_back_ends(params: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def associations_table(summary: dict[str, Any]) -> str:
-    """One line per association: its hosts and paths, the failure it saw, its own metrics."""
+    """One line per association: its hosts and paths, the failure it saw, its own metrics. A
+    run of one association says so in a sentence: its metrics are the run's (the Metrics table),
+    and a table of them again only repeated it."""
+    several = summary.get("associations") or {}
+    if len(several) == 1:
+        ((name, a),) = several.items()
+        failure = f", the failure on its path {esc(a['failure'])}" if a.get("failure") else ""
+        return (f"<p>One association, <b>{esc(name)}</b>: {esc(a.get('client'))} → {esc(a.get('server'))} over "
+                f"{esc(', '.join(a.get('paths') or []) or '–')}{failure}. Its metrics are the run's, in the table above.</p>")
     rows = []
-    for name, a in (summary.get("associations") or {}).items():
+    for name, a in several.items():
         m = RunMetrics.from_dict(a.get("metrics") or {}, f"summary.json: associations.{name}")
         rows.append([name, f"{a.get('client')} → {a.get('server')}", ", ".join(a.get("paths") or []), a.get("failure") or "–",
                      f"{fmt(m.messages_sent)} / {fmt(m.messages_delivered)}", fmt(m.messages_affected),
@@ -264,15 +272,37 @@ def handover_table(summary: dict[str, Any]) -> str:
             + table(["association", "path", "primary for (s)", "deliveries over it (%)"], per_path, 2))
 
 
-def load_table(summary: dict[str, Any]) -> str:
-    """Offered load per path and direction, from the senders' records, over the path's rate."""
-    rows = [[r["path"], r["direction"], ", ".join(r["sources"]), fmt(r["offered_bps"] / 1e6, 3),
-             fmt(r["capacity_bps"] / 1e6 if r.get("capacity_bps") else None, 3),
-             fmt(r["utilisation"], 3)] for r in summary.get("load") or []]
-    if not rows:
+def _path_rates(summary: dict[str, Any], plan: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every path of the run, in the plan's order, with its rate per direction (None: unshaped or
+    unknown); a run folder without a plan names its paths through its associations."""
+    links = plan.get("links") or []
+    if links:
+        return {link["path"]: {d: ((link.get("shaping") or {}).get(d) or {}).get("rate") for d in ("forward", "reverse")}
+                for link in links}
+    named = [p for a in (summary.get("associations") or {}).values() for p in a.get("paths") or []]
+    return {p: {"forward": None, "reverse": None} for p in dict.fromkeys(named)}
+
+
+def load_table(summary: dict[str, Any], plan: dict[str, Any] | None = None) -> str:
+    """Offered load per path and direction, from the senders' records, over the path's rate:
+    every path of the run in each direction that carries load, 0 where nothing was offered
+    (a failover run's second path too, not only the primary its association started on)."""
+    loaded = {(r["path"], r["direction"]): r for r in summary.get("load") or []}
+    if not loaded:
         return ""
+    rates = _path_rates(summary, plan or {})
+    directions = [d for d in ("forward", "reverse") if any(k[1] == d for k in loaded)]
+    paths = list(rates) + [p for p, _ in loaded if p not in rates]
+    rows = []
+    for direction in directions:
+        for path in paths:
+            capacity = rates.get(path, {}).get(direction)
+            r = loaded.get((path, direction)) or {"offered_bps": 0.0, "capacity_bps": capacity, "sources": [],
+                                                  "utilisation": 0.0 if capacity else None}
+            rows.append([path, direction, ", ".join(r["sources"]) or "–", fmt(r["offered_bps"] / 1e6, 3),
+                         fmt(r["capacity_bps"] / 1e6 if r.get("capacity_bps") else None, 3), fmt(r["utilisation"], 3)])
     return ("<p class=muted>Offered load: what each sender sent over its duration, with the Ethernet, IPv4 and SCTP "
-            "headers the rate limiter charges, counted on the association's first path.</p>"
+            "headers the rate limiter charges, counted on the association's first path (0 on a path no sender started on).</p>"
             + table(["path", "direction", "senders", "offered (Mbit/s)", "capacity (Mbit/s)", "utilisation"], rows, 3))
 
 
@@ -358,8 +388,8 @@ def run_section(report: Report, run: folders.RunData, options: Options, heading:
         parts.append(f"<{heading}>Handovers</{heading}>" + handover_table(s))
     if video_table(s):
         parts.append(f"<{heading}>Video frames</{heading}>" + video_table(s))
-    if load_table(s):
-        parts.append(f"<{heading}>Offered load per path</{heading}>" + load_table(s))
+    if load := load_table(s, run.plan):
+        parts.append(f"<{heading}>Offered load per path</{heading}>" + load)
     if s.get("traffic"):
         parts.append(f"<{heading}>Competing traffic</{heading}>" + traffic_tables(run))
     parts.append(f"<{heading}>Timing self-check</{heading}>" + selfcheck_table(s.get("selfcheck")))

@@ -9,13 +9,16 @@ the points in the glyph, and the legend is beside the data, not on it.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from bokeh.document import Document
 from bokeh.document.events import ColumnDataChangedEvent, ColumnsPatchedEvent, ColumnsStreamedEvent, DocumentChangedEvent
+from bokeh.models import CustomJSTickFormatter, DataRange1d
 
 from sctpbench.dashboards import catalog, evaluate, live
 from sctpbench.dashboards.model import Panel
+from sctpbench.telemetry import influx
 
 PANELS = {p.title: p for row in catalog.RUNS.rows for p in row.panels}
 MTT = PANELS["MTT per message (max per interval)"]  # points
@@ -53,9 +56,25 @@ def _drawn(view: Any) -> int:
 
 
 def _rows(view: Any) -> list[tuple[Any, ...]]:
-    """The glyph's data row by row, in any order (a scatter's streamed rows interleave series)."""
+    """What the glyph draws, point by point, in any order (a scatter's streamed rows interleave
+    series; a line comes in pieces, each joined to the point before its own `n`)."""
     data = view.source.data
-    return sorted(zip(*(data[c] if c not in ("xs", "ys") else map(tuple, data[c]) for c in sorted(data)), strict=True))
+    if "xs" in data:
+        return sorted((label, color, x, y) for xs, ys, color, label, n in
+                      zip(data["xs"], data["ys"], data["color"], data["label"], data["n"], strict=True)
+                      for x, y in list(zip(xs, ys, strict=True))[len(xs) - n:])
+    return sorted(zip(*(data[c] for c in sorted(data)), strict=True))
+
+
+def _lines(view: Any) -> dict[str, list[tuple[float, Any]]]:
+    """Each line as drawn: its pieces end to end, each piece's first point the previous one's last."""
+    data, lines = view.source.data, {}
+    for xs, ys, label in zip(data["xs"], data["ys"], data["label"], strict=True):
+        line = lines.setdefault(label, [])
+        pts = list(zip(xs, ys, strict=True))
+        assert not line or pts[0] == line[-1], (label, pts[0], line[-1])
+        line += pts[1:] if line else pts
+    return lines
 
 
 def _status_points(view: Any) -> int:
@@ -76,6 +95,8 @@ def test_reads_of_new_points_stream_and_patch_what_a_whole_read_draws() -> None:
             whole, _ = _view(panel)
             whole.show(_data(panel, _run(upto, last)), [], SPAN, SPAN)
             assert _rows(view) == _rows(whole), (panel.title, upto)
+            if panel is SRTT:  # the lines join up as one drawn whole
+                assert _lines(view) == _lines(whole), upto
             assert _drawn(view) == _status_points(view) == whole.drawn.points()
             sent = {type(e) for e in events if getattr(e, "model", None) is view.source}
             assert sent and sent <= {ColumnsStreamedEvent, ColumnsPatchedEvent}, (panel.title, upto, sent)
@@ -137,3 +158,45 @@ def test_histogram_edges_hold_every_value_in_round_bins() -> None:
         width = edges[1] - edges[0]
         mantissa = width / 10 ** math.floor(math.log10(width))
         assert any(abs(mantissa - m) < 1e-6 for m in (1, 2, 5)), (values, width)
+
+
+def test_the_variables_are_labelled_select_boxes_without_a_deprecated_call() -> None:
+    """Panel deprecates a widget's `name` as its label (PendingDeprecationWarning, to go in 2.0):
+    the dashboard's variables use `label`, and building the page warns of nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dash = live.LiveDashboard(catalog.RUNS, live.Source(influx.Target("http://127.0.0.1:9"), refresh_s=5), lambda _: None)
+    assert {name: w.label for name, w in dash.widgets.items()} == {v.name: v.label for v in catalog.RUNS.variables}
+
+
+def test_value_axes_end_at_a_round_value_that_moves_only_when_a_value_passes_it() -> None:
+    """In the browser, a plot whose value axis changed its range at every point (Bokeh's
+    auto-ranging) got new tick labels, and an axis whose labels changed width laid out the
+    whole page again: the view sets the range itself, from 0 to a round end above the largest
+    value and 10 %, moved when a value comes closer, and back down only for another run; the labels keep
+    one width. The plots have a fixed size."""
+    view, events = _view(MTT)
+    view.show(_data(MTT, _run(300)), [], SPAN, SPAN)  # MTT 15 ms
+    assert (view.fig.y_range.start, view.fig.y_range.end) == (0.0, 20.0)
+    assert view.fig.sizing_mode is None and view.fig.width and view.fig.height and view.fig.title is None
+    assert isinstance(view.fig.yaxis[0].formatter, CustomJSTickFormatter) and view.fig.yaxis[0].major_label_text_font == "monospace"
+    for upto, last in ((301, 17.0), (320, 18.0)):  # within the 10 % of room below its end
+        events.clear()
+        since = view.since(SPAN, SPAN.end_ns)
+        view.show(_data(MTT, {k: [r for r in pts if r[0] >= since.start_ns] for k, pts in _run(upto, last).items()}), [], SPAN, since)
+        assert not [e for e in events if getattr(e, "model", None) is view.fig.y_range], (upto, events)
+    since = view.since(SPAN, SPAN.end_ns)
+    view.show(_data(MTT, {k: [r for r in pts if r[0] >= since.start_ns] for k, pts in _run(500).items()}), [], SPAN, since)
+    assert view.fig.y_range.end == 1500.0  # the failure's 1200 ms
+    later = evaluate.Window(20_000_000_000, 30_000_000_000)
+    view.show(_data(MTT, {"main a": [(20_000_000_000 + i * STEP, 10.0) for i in range(5)]}), [], later, later)
+    assert view.fig.y_range.end == 12.0  # another run (10 ms): drawn afresh
+    for panel in PANELS.values():  # no plot of the page ranges itself in the browser
+        fig = getattr(live.VIEWS[panel.kind](panel), "fig", None)
+        assert fig is None or not any(isinstance(r, DataRange1d) for r in (fig.x_range, fig.y_range)) or not live.VIEWS[panel.kind](panel).live, \
+            panel.title
+
+
+def test_a_value_axis_ends_at_the_next_round_value_above_its_largest() -> None:
+    assert [live.value_end(v, 1.0) for v in (15.0, 0.3, 1200.0, 19.0, 9.0)] == [20.0, 1.0, 1500.0, 25.0, 10.0]
+    assert live.value_end(4380.0, 0.0) == 5000.0 and live.value_end(0.0, 0.0) > 0

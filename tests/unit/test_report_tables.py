@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from sctpbench.analysis import metrics as analysis_metrics
+from sctpbench.model import spec
 from sctpbench.outputs import report
+from sctpbench.plan import build
 from sctpbench.results.summary import METRICS, RunMetrics
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,3 +62,34 @@ def test_a_run_without_a_failure_has_no_failure_rows() -> None:
     run = json.loads(SESSION.read_text())["runs"][0]
     failed = report.metrics_table(run, RunMetrics.from_dict(run["metrics"], "summary.json"))
     assert "detection time (ms)" in failed and "failover time (ms)" in failed and "RFC timer model" in failed
+
+
+def _failover_plan() -> dict[str, Any]:
+    """plan.json of examples/failover.yaml: two paths, primary and secondary, 100 Mbit/s each way."""
+    return dict(json.loads(build.build(spec.load(ROOT / "examples" / "failover.yaml"), 1, "agent").to_json()))
+
+
+def test_a_one_association_run_says_so_instead_of_repeating_its_metrics() -> None:
+    run = json.loads(SESSION.read_text())["runs"][0]
+    assert list(run["associations"]) == ["main"]
+    said = report.associations_table(run)
+    assert "<table" not in said and "MTT p50" not in said, said  # the Metrics table's figures, not again
+    assert "One association, <b>main</b>: client → server over primary, secondary" in said
+    assert "the table above" in said
+    two = run | {"associations": {"main": run["associations"]["main"], "ops": run["associations"]["main"]}}
+    assert [r[0] for r in _rows(report.associations_table(two))] == ["main", "ops"]
+
+
+def test_offered_load_lists_every_path_with_0_where_none_was_offered() -> None:
+    """A failover run's association is counted on the primary it started on: the secondary is
+    listed too, with nothing offered (it was missing from the table)."""
+    run = json.loads(SESSION.read_text())["runs"][0] | {"load": [
+        {"path": "primary", "direction": "forward", "capacity_bps": 100_000_000, "offered_bps": 104_800.0,
+         "utilisation": 0.001048, "sources": ["main"]}]}
+    rows = _rows(report.load_table(run, _failover_plan()))
+    assert rows == [["primary", "forward", "main", "0.105", "100.000", "0.001"],
+                    ["secondary", "forward", "–", "0.000", "100.000", "0.000"]], rows
+    # A run folder without plan.json: the paths its associations name, capacity unknown.
+    assert [r[:4] for r in _rows(report.load_table(run, {}))] == [["primary", "forward", "main", "0.105"],
+                                                                 ["secondary", "forward", "–", "0.000"]]
+    assert report.load_table(run | {"load": []}, _failover_plan()) == ""
