@@ -253,7 +253,7 @@ def _describe(error: dict[str, Any], source: wording.Source) -> str:
     elif kind == "too_short":
         detail = f"{units.shown(error.get('input'))} is empty; allowed: at least {error['ctx']['min_length']} item"
     else:
-        detail = wording.value_detail(error, "lower-case letters and digits in words joined by - (guard-cuts-delay)")
+        detail = wording.value_detail(error)
         first = detail.split(" ", 1)
         owners: dict[int, type[BaseModel]] = {2: Claim, 4: Requires}
         owner = owners.get(len(loc)) if loc[:1] == ("claims",) else None

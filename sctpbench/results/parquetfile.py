@@ -84,7 +84,4 @@ def read_optional(path: Path) -> list[Row] | None:
 
 def read(path: Path) -> list[Row]:
     """A Parquet table the caller cannot do without: missing is the one-line error."""
-    rows = read_optional(path)
-    if rows is None:
-        raise jsonfile.ResultsFileError(f"{path}: missing; {jsonfile.ALLOWED}")
-    return rows
+    return jsonfile.required(read_optional(path), path)
