@@ -67,3 +67,22 @@ print(sorted(m for m in ("pandas", "scipy") if m in sys.modules))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.strip() == "[]"
     assert {p.name for p in tmp_path.iterdir()} == set(tables.COLUMNS)
+
+
+def test_every_value_in_its_columns_range_is_written_without_pa_array(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The edges of each range a run's columns hold (int64, int32, the ints a double holds exactly,
+    strings, booleans, nulls) take NumPy's path, not pa.array's (which imports pandas)."""
+    rows: list[dict[str, Any]] = [
+        {"i": -2**63, "j": -2**31, "x": -2**53, "s": "", "b": False},
+        {"i": 2**63 - 1, "j": 2**31 - 1, "x": 2**53, "s": "é", "b": True},
+        {"i": None, "j": None, "x": 0.5, "s": None, "b": None},
+    ]
+    schema = pa.schema([f for f in SCHEMA if f.name != "l"])
+    expected = _reference(rows, schema, tmp_path / "ref.parquet")
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"pa.array({args[:1]!r}) called")
+
+    monkeypatch.setattr(pa, "array", refused)
+    parquetfile.write(tmp_path / "t.parquet", rows, schema)
+    assert (tmp_path / "t.parquet").read_bytes() == expected
