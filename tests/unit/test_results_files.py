@@ -139,6 +139,14 @@ def test_a_write_that_fails_leaves_no_temporary_file(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
 
 
+def test_a_write_the_folder_refuses_is_the_folders_refusal() -> None:
+    """sysfs refuses a new file, root's too (Permission denied): that is the error, not the
+    temporary file's absence when it is cleaned up (unlink's missing_ok)."""
+    with pytest.raises(PermissionError) as e:
+        jsonfile.write(Path("/sys/sctpbench-results-test.json"), DOCUMENT)
+    assert e.value.filename == "/sys/.sctpbench-results-test.json.tmp"
+
+
 # -- events ------------------------------------------------------------------------------------
 
 EVENT = {"kind": "fail", "target": "wan1", "detail": "loss 100%", "direction": "both", "at_ns": 1, "scheduled_ns": 2,
