@@ -574,3 +574,14 @@ def test_runs_pair_where_a_shared_key_is_set_in_some_runs_only() -> None:
 def test_the_keys_two_sides_differ_in() -> None:
     assert claims._differing({"k": {"a"}}, {"k": {"a"}, "n": {"9"}}) == {"n"}
     assert claims._differing({"k": {"a"}}, {"k": {"b"}}) == {"k"}
+
+
+def test_runs_to_see_a_mode_until_missing_it_is_less_likely_than_the_confidence_allows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mode of half the runs, seen once, at 75 %: missed in 2 runs with probability 0.25, exactly
+    1 − 0.75, which is not less: 3 runs. A mode too rare to count on: the most runs counted (here
+    5, not 100,000 binomial sums)."""
+    assert claims.runs_to_see(1, 0.5, 0.75) == 3 and claims.runs_to_see(1, 0.5, 0.74) == 2
+    assert claims.MOST_RUNS_TO_SEE == 100_000
+    monkeypatch.setattr(claims, "MOST_RUNS_TO_SEE", 5)
+    assert claims.runs_to_see(2, 0.01, 0.99) == 5 and claims.runs_to_see(2, 0.9, 0.5) == 2
