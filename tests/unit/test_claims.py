@@ -483,6 +483,7 @@ claims:
   - {id: same-of-no-runs, says: "x", where: "t", metric: detection_time_ms, kind: same, a: {k: a}, b: {k: b}}
   - {id: share-two-modes, says: "x", where: "t", metric: utilisation, kind: bimodal, a: {k: a}}
   - {id: each-n, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {k: a}, for_each: [n]}
+  - {id: each-k-and-n, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, for_each: [k, n]}
   - id: both-preconditions
     says: "x"
     where: "t"
@@ -585,3 +586,26 @@ def test_runs_to_see_a_mode_until_missing_it_is_less_likely_than_the_confidence_
     assert claims.MOST_RUNS_TO_SEE == 100_000
     monkeypatch.setattr(claims, "MOST_RUNS_TO_SEE", 5)
     assert claims.runs_to_see(2, 0.01, 0.99) == 5 and claims.runs_to_see(2, 0.9, 0.5) == 2
+
+
+def test_for_each_over_two_axes_names_each_group_by_both(tmp_path: Path) -> None:
+    assert [c.group for c in _more(tmp_path)["each-k-and-n"].checks] == [
+        "k=a n=-1.5", "k=a n=9", "k=a n=10", "k=b n=-1.5", "k=b n=9", "k=b n=10"]
+
+
+def test_a_sequential_look_at_two_runs_spends_alpha_and_says_so(tmp_path: Path) -> None:
+    """From two units on, each look's interval is at the confidence the spending allows."""
+    path = tmp_path / "more.claims.yaml"
+    path.write_text(MORE)
+    rows = [{"param.k": "a", "param.n": "9", "status": "ok", "utilisation": u, "detection_time_ms": 1.0, "messages_affected": 1.0,
+             "path_switches": None} for u in (0.3, 0.4)]
+    rows += [row | {"param.k": "b"} for row in rows]
+    result = next(r for r in claims.evaluate(claims.load(path), rows, ["k", "n"], sequential=True) if r.claim.id == "each-n")
+    assert result.checks[0].figures.endswith(f"; sequential, at {verdicts.spent(0.95, 2):.4%}")
+
+
+def test_a_claim_on_a_campaign_that_sweeps_nothing_is_refused_in_words(tmp_path: Path) -> None:
+    path = tmp_path / "more.claims.yaml"
+    path.write_text(MORE)
+    with pytest.raises(SpecError, match=r"k is not a swept key of the campaign; allowed: none \(nothing is swept\)$"):
+        claims.evaluate(claims.load(path), [{"status": "ok", "utilisation": 0.5}], [])
