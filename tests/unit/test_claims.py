@@ -484,6 +484,7 @@ claims:
   - {id: share-two-modes, says: "x", where: "t", metric: utilisation, kind: bimodal, a: {k: a}}
   - {id: each-n, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {k: a}, for_each: [n]}
   - {id: each-k-and-n, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, for_each: [k, n]}
+  - {id: b-at-each-n, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, at: {k: b}, for_each: [n]}
   - id: both-preconditions
     says: "x"
     where: "t"
@@ -609,3 +610,16 @@ def test_a_claim_on_a_campaign_that_sweeps_nothing_is_refused_in_words(tmp_path:
     path.write_text(MORE)
     with pytest.raises(SpecError, match=r"k is not a swept key of the campaign; allowed: none \(nothing is swept\)$"):
         claims.evaluate(claims.load(path), [{"status": "ok", "utilisation": 0.5}], [])
+
+
+def test_for_each_takes_the_values_of_the_runs_at_hand(tmp_path: Path) -> None:
+    """At k=b the runs have n 9 only: one group, not a check of no runs for each n of the campaign."""
+    assert [c.group for c in _more(tmp_path)["b-at-each-n"].checks] == ["n=9"]
+
+
+def test_an_axis_whose_key_is_not_swept_says_which_key_it_names(tmp_path: Path) -> None:
+    path = tmp_path / "axis.claims.yaml"
+    path.write_text('paper: "x"\naxes:\n  pmr: {key: sctp.nope}\nclaims:\n'
+                    '  - {id: a, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pmr: one}}\n')
+    with pytest.raises(SpecError, match=r": pmr is not a swept key of the campaign \(axes: names sctp.nope\); allowed: pmr, k$"):
+        claims.evaluate(claims.load(path), [{"param.k": "a", "status": "ok", "utilisation": 0.5}], ["k"])
