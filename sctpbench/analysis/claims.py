@@ -253,7 +253,7 @@ def _describe(error: dict[str, Any], source: wording.Source) -> str:
     elif kind == "too_short":
         detail = f"{units.shown(error.get('input'))} is empty; allowed: at least {error['ctx']['min_length']} item"
     else:
-        detail = wording.value_detail(error, "lower-case letters and digits in words joined by - (guard-cuts-delay)")
+        detail = wording.value_detail(error)
         first = detail.split(" ", 1)
         owners: dict[int, type[BaseModel]] = {2: Claim, 4: Requires}
         owner = owners.get(len(loc)) if loc[:1] == ("claims",) else None
@@ -511,12 +511,16 @@ def _threshold(claim: Claim, a: Sample, ctx: _Context) -> tuple[str, Verdict]:
             _verdict(test(hold, value), test(contra, value)))
 
 
+# Where runs_to_see stops counting: a mode so rare needs more runs than any campaign makes.
+MOST_RUNS_TO_SEE = 100_000
+
+
 def runs_to_see(min_runs: int, share: float, confidence: float) -> int:
     """Runs after which a mode holding `share` of the runs shows at least `min_runs` times, at this confidence."""
     from scipy import stats  # scipy.stats takes about 1.6 CPU-s to import (a 2-CPU build machine): `sctpbench run` never needs it
 
     n = min_runs
-    while float(stats.binom.cdf(min_runs - 1, n, share)) >= 1 - confidence and n < 100_000:
+    while float(stats.binom.cdf(min_runs - 1, n, share)) >= 1 - confidence and n < MOST_RUNS_TO_SEE:
         n += 1
     return n
 

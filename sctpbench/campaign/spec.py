@@ -214,7 +214,7 @@ def _describe(error: dict[str, Any], source: Any) -> str:
     elif kind == "missing":
         detail = "required key is missing"
     else:
-        detail = wording.value_detail(error, "letters, digits, _ . - (starting with a letter or digit)")
+        detail = wording.value_detail(error)
     return f"{source.where(loc)}: {key}: {detail}"
 
 

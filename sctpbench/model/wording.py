@@ -122,7 +122,7 @@ def describe(error: dict[str, Any], source: Source, data: Any = None) -> str:
         if model is not None:
             detail += f" (a mapping with keys {', '.join(model.model_fields)})"
     else:
-        detail = value_detail(error, NAME_HELP, data)
+        detail = value_detail(error, data)
     return f"{source.where(loc)}: {key}: {detail}"
 
 
@@ -145,7 +145,7 @@ FIELD_HELP: dict[tuple[str, ...], str] = {
 }
 
 
-def value_detail(error: dict[str, Any], name_help: str, data: Any = None) -> str:
+def value_detail(error: dict[str, Any], data: Any = None) -> str:
     """What is wrong with a value (rather than a key), worded alike for every file."""
     kind = error["type"]
     value = units.shown(error.get("input"))

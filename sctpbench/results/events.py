@@ -71,10 +71,7 @@ def read_optional(run_dir: Path) -> list[TimelineEvent] | None:
 
 def read(run_dir: Path) -> list[TimelineEvent]:
     """The timeline's events, where the analysis needs them (an error when missing)."""
-    found = read_optional(run_dir)
-    if found is None:
-        raise jsonfile.ResultsFileError(f"{run_dir / NAME}: missing; {jsonfile.ALLOWED}")
-    return found
+    return jsonfile.required(read_optional(run_dir), run_dir / NAME)
 
 
 def line(document: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ALLOWED = "allowed: the file as sctpbench wrote it"
 
@@ -22,12 +22,20 @@ class ResultsFileError(ValueError):
     ValueError, as a file that parses but holds something else is to its callers)."""
 
 
+Found = TypeVar("Found")
+
+
+def required(found: Found | None, path: Path) -> Found:
+    """What a reader's `read_optional` found, where the format requires the file: missing is the
+    one-line error (a JSON file, a JSON-lines file, a table: one wording)."""
+    if found is None:
+        raise ResultsFileError(f"{path}: missing; {ALLOWED}")
+    return found
+
+
 def read(path: Path) -> dict[str, Any]:
     """A JSON object the format requires."""
-    document = read_optional(path)
-    if document is None:
-        raise ResultsFileError(f"{path}: missing; {ALLOWED}")
-    return document
+    return required(read_optional(path), path)
 
 
 def read_optional(path: Path) -> dict[str, Any] | None:

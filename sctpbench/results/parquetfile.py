@@ -14,6 +14,9 @@ from sctpbench.results import jsonfile
 
 Row = dict[str, Any]
 
+# A string column's offsets are int32: NumPy's path takes a column of fewer bytes than this.
+STRING_BYTES = 2**31
+
 
 def write(path: Path, rows: list[Row], schema: Any) -> None:
     """A Parquet table of these rows (schema: a pyarrow.Schema), written beside and renamed,
@@ -41,7 +44,7 @@ def _column(values: list[Any], arrow_type: Any) -> Any:
     strings = arrow_type == pa.string() and all(type(v) is str for v in present)
     encoded = [("" if v is None else v).encode() for v in values] if strings else []
     lengths = [len(e) for e in encoded]
-    if strings and sum(lengths) < 2**31:  # a string column's offsets are int32
+    if strings and sum(lengths) < STRING_BYTES:
         offsets = np.zeros(len(values) + 1, dtype=np.int32)
         np.cumsum(lengths, out=offsets[1:])
         data = [pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
@@ -84,7 +87,4 @@ def read_optional(path: Path) -> list[Row] | None:
 
 def read(path: Path) -> list[Row]:
     """A Parquet table the caller cannot do without: missing is the one-line error."""
-    rows = read_optional(path)
-    if rows is None:
-        raise jsonfile.ResultsFileError(f"{path}: missing; {jsonfile.ALLOWED}")
-    return rows
+    return jsonfile.required(read_optional(path), path)

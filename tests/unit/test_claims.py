@@ -475,3 +475,151 @@ def test_a_run_without_the_metric_has_no_partner() -> None:
     right = [{"seed": s, "repetition": s, "status": "ok", "m": v} for s, v in ((1, 5.0), (2, 6.0), (3, 7.0))]
     pairs = claims.pair(left, right, "m", [])
     assert pairs is not None and (pairs.a, pairs.b, pairs.left_out) == ((1.0, 3.0), (5.0, 7.0), 1)
+
+
+MORE = """paper: "tests: a share's digits, a side of no runs, shapes at their verdicts, two preconditions"
+claims:
+  - {id: share-same, says: "x", where: "t", metric: utilisation, kind: same, a: {k: a}, b: {k: b}, tolerance: 0.05}
+  - {id: same-of-no-runs, says: "x", where: "t", metric: detection_time_ms, kind: same, a: {k: a}, b: {k: b}}
+  - {id: share-two-modes, says: "x", where: "t", metric: utilisation, kind: bimodal, a: {k: a}}
+  - {id: each-n, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {k: a}, for_each: [n]}
+  - {id: each-k-and-n, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, for_each: [k, n]}
+  - {id: b-at-each-n, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, at: {k: b}, for_each: [n]}
+  - id: both-preconditions
+    says: "x"
+    where: "t"
+    metric: utilisation
+    kind: above
+    value: 0.1
+    a: {k: a}
+    requires: [{metric: path_switches}, {metric: messages_affected, runs: some}]
+"""
+
+
+def _more(tmp_path: Path) -> dict[str, claims.Result]:
+    """Side a: three runs at n 9, two at n 10 and one at n -1.5, utilisation 0.21-0.26, path switches
+    in none; side b: utilisation 0.20-0.22, no detection time."""
+    path = tmp_path / "more.claims.yaml"
+    path.write_text(MORE)
+    a = [(0.21, "9"), (0.22, "9"), (0.23, "9"), (0.24, "10"), (0.25, "10"), (0.26, "-1.5")]
+    rows = [{"param.k": "a", "param.n": n, "status": "ok", "utilisation": u, "detection_time_ms": 1.0 + u,
+             "messages_affected": 1.0, "path_switches": None} for u, n in a]
+    rows += [{"param.k": "b", "param.n": "9", "status": "ok", "utilisation": u, "detection_time_ms": None}
+             for u in (0.20, 0.21, 0.22)]
+    return {r.claim.id: r for r in claims.evaluate(claims.load(path), rows, ["k", "n"])}
+
+
+def test_a_same_claim_on_a_share_gives_its_difference_with_two_digits(tmp_path: Path) -> None:
+    """interval_text at the metric's digits (the mutant without them: one digit)."""
+    check = _more(tmp_path)["share-same"].checks[0]
+    a, b = Sample((0.21, 0.22, 0.23, 0.24, 0.25, 0.26)), Sample((0.20, 0.21, 0.22))
+    difference = verdicts.interval_text(verdicts.difference_interval(a, b, 0.95), 2)
+    assert difference.count(".") == 2 and len(difference.split(",")[0]) >= 5  # two digits each
+    assert check.figures == f"a {a.text(2)} vs b {b.text(2)}, a − b {difference} (unpaired; within ±0.05)"
+
+
+def test_a_same_claim_with_a_side_of_no_runs_says_no_tolerance(tmp_path: Path) -> None:
+    """Side b has no detection time: no interval, no tolerance said (10 % of no mean), inconclusive."""
+    result = _more(tmp_path)["same-of-no-runs"]
+    a = Sample(tuple(1.0 + u for u in (0.21, 0.22, 0.23, 0.24, 0.25, 0.26)))
+    assert result.checks[0].figures == f"a {a.text(1)} vs b no runs, a − b no interval (unpaired)"
+    assert result.verdict == result.checks[0].verdict == "inconclusive"
+
+
+def test_a_bimodal_claim_on_a_share_shows_its_modes_with_two_digits_and_is_inconclusive_on_few_runs(tmp_path: Path) -> None:
+    check = _more(tmp_path)["share-two-modes"].checks[0]
+    found = modes.modes([0.21, 0.22, 0.23, 0.24, 0.25, 0.26])
+    assert check.figures.startswith(f"modes {modes.text(found, 2)} (n 6;") and modes.text(found, 2) != modes.text(found)
+    assert check.verdict == "inconclusive"  # one mode of 6 runs: too few to rule out a second
+
+
+def test_for_each_takes_unnamed_values_in_number_order(tmp_path: Path) -> None:
+    """-1.5, 9, 10: by number, not as text (-1.5, 10, 9)."""
+    assert [c.group for c in _more(tmp_path)["each-n"].checks] == ["n=-1.5", "n=9", "n=10"]
+
+
+def test_a_check_is_exercised_only_when_every_precondition_is_met(tmp_path: Path) -> None:
+    """path_switches in no run (every run must show it) and messages_affected in all six (some):
+    not exercised, though the second is met; both preconditions said, joined by ', '."""
+    check = _more(tmp_path)["both-preconditions"].checks[0]
+    assert check.verdict == "not exercised"
+    assert check.figures.endswith("; requires path_switches present in 0 of 6 runs, messages_affected present in 6 of 6 runs")
+
+
+def test_a_claim_of_no_checks_says_no_runs() -> None:
+    claim = claims.Claim(id="x-y", says="s", where="Fig. 1", metric="utilisation", kind="above", value=0.5)
+    assert claims.Result(claim, "inconclusive", []).line() == "INCONCLUSIVE x-y: utilisation >; no runs (Fig. 1)"
+
+
+def test_runs_pair_only_when_each_has_its_seed_and_repetition() -> None:
+    left = [{"seed": s, "repetition": r, "status": "ok", "m": 1.0 + r} for s, r in ((1, 1), (2, 2), (None, 3))]
+    right = [{"seed": s, "repetition": r, "status": "ok", "m": 5.0 + r} for s, r in ((1, 1), (2, 2), (3, 3))]
+    assert claims.pair(left, right, "m", []) is None
+
+
+def test_a_run_whose_repetition_the_other_side_lacks_is_left_out() -> None:
+    left = [{"seed": r, "repetition": r, "status": "ok", "m": 1.0 + r} for r in (1, 2, 3)]
+    right = [{"seed": r, "repetition": r, "status": "ok", "m": 5.0 + r} for r in (1, 2)]
+    pairs = claims.pair(left, right, "m", [])
+    assert pairs is not None and (pairs.a, pairs.b, pairs.left_out) == ((2.0, 3.0), (6.0, 7.0), 1)
+
+
+def test_runs_pair_where_a_shared_key_is_set_in_some_runs_only() -> None:
+    """A key some configurations leave unset (None) and others set: pairs are still found (and
+    ordered by their keys as text: None and a string do not compare)."""
+    left = [{"seed": 1, "repetition": 1, "param.x": x, "status": "ok", "m": m} for x, m in ((None, 1.0), ("a", 2.0))]
+    right = [{"seed": 1, "repetition": 1, "param.x": x, "status": "ok", "m": m} for x, m in ((None, 5.0), ("a", 7.0))]
+    pairs = claims.pair(left, right, "m", ["x"])
+    assert pairs is not None and (pairs.a, pairs.b, pairs.left_out) == ((2.0, 1.0), (7.0, 5.0), 0)
+
+
+def test_the_keys_two_sides_differ_in() -> None:
+    assert claims._differing({"k": {"a"}}, {"k": {"a"}, "n": {"9"}}) == {"n"}
+    assert claims._differing({"k": {"a"}}, {"k": {"b"}}) == {"k"}
+
+
+def test_runs_to_see_a_mode_until_missing_it_is_less_likely_than_the_confidence_allows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mode of half the runs, seen once, at 75 %: missed in 2 runs with probability 0.25, exactly
+    1 − 0.75, which is not less: 3 runs. A mode too rare to count on: the most runs counted (here
+    5, not 100,000 binomial sums)."""
+    assert claims.runs_to_see(1, 0.5, 0.75) == 3 and claims.runs_to_see(1, 0.5, 0.74) == 2
+    assert claims.MOST_RUNS_TO_SEE == 100_000
+    monkeypatch.setattr(claims, "MOST_RUNS_TO_SEE", 5)
+    assert claims.runs_to_see(2, 0.01, 0.99) == 5 and claims.runs_to_see(2, 0.9, 0.5) == 2
+
+
+def test_for_each_over_two_axes_names_each_group_by_both(tmp_path: Path) -> None:
+    assert [c.group for c in _more(tmp_path)["each-k-and-n"].checks] == [
+        "k=a n=-1.5", "k=a n=9", "k=a n=10", "k=b n=-1.5", "k=b n=9", "k=b n=10"]
+
+
+def test_a_sequential_look_at_two_runs_spends_alpha_and_says_so(tmp_path: Path) -> None:
+    """From two units on, each look's interval is at the confidence the spending allows."""
+    path = tmp_path / "more.claims.yaml"
+    path.write_text(MORE)
+    rows = [{"param.k": "a", "param.n": "9", "status": "ok", "utilisation": u, "detection_time_ms": 1.0, "messages_affected": 1.0,
+             "path_switches": None} for u in (0.3, 0.4)]
+    rows += [row | {"param.k": "b"} for row in rows]
+    result = next(r for r in claims.evaluate(claims.load(path), rows, ["k", "n"], sequential=True) if r.claim.id == "each-n")
+    assert result.checks[0].figures.endswith(f"; sequential, at {verdicts.spent(0.95, 2):.4%}")
+
+
+def test_a_claim_on_a_campaign_that_sweeps_nothing_is_refused_in_words(tmp_path: Path) -> None:
+    path = tmp_path / "more.claims.yaml"
+    path.write_text(MORE)
+    with pytest.raises(SpecError, match=r"k is not a swept key of the campaign; allowed: none \(nothing is swept\)$"):
+        claims.evaluate(claims.load(path), [{"status": "ok", "utilisation": 0.5}], [])
+
+
+def test_for_each_takes_the_values_of_the_runs_at_hand(tmp_path: Path) -> None:
+    """At k=b the runs have n 9 only: one group, not a check of no runs for each n of the campaign."""
+    assert [c.group for c in _more(tmp_path)["b-at-each-n"].checks] == ["n=9"]
+
+
+def test_an_axis_whose_key_is_not_swept_says_which_key_it_names(tmp_path: Path) -> None:
+    path = tmp_path / "axis.claims.yaml"
+    path.write_text('paper: "x"\naxes:\n  pmr: {key: sctp.nope}\nclaims:\n'
+                    '  - {id: a, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pmr: one}}\n')
+    with pytest.raises(SpecError, match=r": pmr is not a swept key of the campaign \(axes: names sctp.nope\); allowed: pmr, k$"):
+        claims.evaluate(claims.load(path), [{"param.k": "a", "status": "ok", "utilisation": 0.5}], ["k"])

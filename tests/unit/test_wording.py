@@ -45,7 +45,7 @@ def _error(kind: str, loc: tuple[str, ...], value: Any, **ctx: Any) -> dict[str,
 
 
 def test_each_kind_of_bad_value_is_worded_with_what_is_allowed() -> None:
-    detail = lambda e: wording.value_detail(e, wording.NAME_HELP)  # noqa: E731
+    detail = wording.value_detail
     assert detail(_error("string_too_long", ("name",), "abc", max_length=2)) == "'abc' is too long; allowed: at most 2 characters"
     assert detail(_error("literal_error", ("k",), "x", expected="'a' or 'b'")) == "'x' is not allowed; allowed: 'a' or 'b'"
     words = {"less_than_equal": "at most", "greater_than_equal": "at least", "less_than": "less than", "greater_than": "more than"}
@@ -60,7 +60,7 @@ def test_each_kind_of_bad_value_is_worded_with_what_is_allowed() -> None:
 
 
 def test_a_pattern_is_described_by_its_own_rule() -> None:
-    detail = lambda loc, pattern: wording.value_detail(_error("string_pattern_mismatch", loc, "zz", pattern=pattern), "N")  # noqa: E731
+    detail = lambda loc, pattern: wording.value_detail(_error("string_pattern_mismatch", loc, "zz", pattern=pattern))  # noqa: E731
     assert detail(("a", "b"), "^q$") == "'zz' does not have the expected form; allowed: text matching ^q$"
     assert detail(("influx", "url"), "^q$") == f"'zz' is not a valid URL; allowed: {wording.FIELD_HELP[('influx', 'url')]}"
     assert detail(("a", "b"), wording.NAME_PATTERN) == f"'zz' is not a valid name; allowed: {wording.NAME_HELP}"
@@ -82,7 +82,7 @@ def test_an_unknown_or_missing_key_names_the_keys_of_its_section() -> None:
 
 def test_a_bound_is_worded_in_the_units_of_the_field_the_whole_key_names() -> None:
     detail = lambda loc, data=None: wording.value_detail(  # noqa: E731
-        _error("greater_than_equal", loc, 5, ge=100_000_000), wording.NAME_HELP, data)
+        _error("greater_than_equal", loc, 5, ge=100_000_000), data)
     tcp = {"traffic": [{"kind": "tcp", "sample_interval": 5}]}
     # a tcp flow's sample_interval is a duration; the kind comes from the input, the base flow has no such field
     assert detail(("traffic", "0", "sample_interval"), tcp) == "5 is out of range; allowed: at least 100ms"
@@ -116,7 +116,7 @@ def test_an_unknown_key_inside_an_event_or_a_list_entry_names_the_keys_of_its_ow
 
 def test_the_url_rule_is_found_by_the_last_two_parts_of_a_deeper_key() -> None:
     error = _error("string_pattern_mismatch", ("set", "influx", "url"), "zz", pattern="^q$")
-    assert wording.value_detail(error, "N") == f"'zz' is not a valid URL; allowed: {wording.FIELD_HELP[('influx', 'url')]}"
+    assert wording.value_detail(error) == f"'zz' is not a valid URL; allowed: {wording.FIELD_HELP[('influx', 'url')]}"
 
 
 def test_a_key_past_a_plain_value_has_no_section_to_list() -> None:
