@@ -35,7 +35,9 @@ clock       the clock the run recorded (guest.json, else summary.json), not the 
 
 --tcp: 1, 2, 4, 8 and 16 bulk TCP flows (`traffic:`, kind tcp, iperf3) on a 100 Mbit/s path
 (10 ms one way), 8 s each, their summed mean rate over the intervals after the first 2 s
-but the last (steady_mbit); the goodput ceiling is 100 × 1448/1514 = 95.6 Mbit/s.
+but the last (steady_mbit: the senders' intervals, what they wrote into their sockets) and
+what their receivers got over the whole test, slow start included (received, the run's
+competing_tcp_mbps); the goodput ceiling is 100 × 1448/1514 = 95.6 Mbit/s.
 """
 
 from __future__ import annotations
@@ -272,7 +274,7 @@ def steady_mbit(table: Path) -> float | None:
 
 def tcp_part(overrides: list[str], duration_s: float, timeout_s: float, workdir: Path) -> None:
     print("\nTCP flows on one 100 Mbit/s path (10 ms one way), aggregate throughput")
-    print(f"  {'flows':>5} {'aggregate Mbit/s':>16} {'status':>9} {'wall s':>7} {'clock':>8}")
+    print(f"  {'flows':>5} {'aggregate Mbit/s':>16} {'received':>9} {'status':>9} {'wall s':>7} {'clock':>8}")
     for flows in (1, 2, 4, 8, 16):
         run_dir, error, wall = run_experiment(tcp_experiment(flows, duration_s), workdir, overrides, timeout_s)
         if run_dir is None:
@@ -281,7 +283,8 @@ def tcp_part(overrides: list[str], duration_s: float, timeout_s: float, workdir:
         summary = read_json(run_dir / "summary.json")
         clock = read_json(run_dir / "guest.json").get("clock") or summary.get("clock") or "?"
         total = fmt(steady_mbit(run_dir / "tcp_throughput.parquet"), 2)
-        print(f"  {flows:>5} {total:>16} {summary.get('status', '?'):>9} {wall:7.1f} {clock:>8}", flush=True)
+        received = fmt((summary.get("metrics") or {}).get("competing_tcp_mbps"), 2)
+        print(f"  {flows:>5} {total:>16} {received:>9} {summary.get('status', '?'):>9} {wall:7.1f} {clock:>8}", flush=True)
 
 
 # ---------------------------------------------------------------------------- main
