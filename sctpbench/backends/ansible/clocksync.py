@@ -29,7 +29,7 @@ from sctpbench.model.errors import BackendError
 ROUNDS = 12
 STEPS = 6  # at most, when setting a clock
 STEP_GOOD_NS = 500_000
-TIMEOUT_S = 60.0  # SSH into a UML guest on a loaded host takes seconds
+TIMEOUT_S = 180.0  # SSH into a UML guest beside other guests took over 60 s once (a fresh-clone suite, 2026-11-29)
 # Answers each line of its input with the time of day, until its input ends; `step N` first
 # moves the machine's clock by N ns (a lab guest has no NTP: clocksync.step sets it).
 ECHO_TIME = ("import sys, time\nfor line in sys.stdin:\n"
