@@ -160,11 +160,9 @@ def test_a_worker_killed_mid_campaign_costs_only_time(cluster: Cluster, tmp_path
     victim = None
     deadline = time.monotonic() + 120
     while victim is None and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.5)
-        starts = [e for e in _log(folder) if e["event"] == "start"] if (folder / "runs.jsonl").exists() else []
-        victim = next((e for e in starts if e.get("worker") != cluster.refused), None)
-    assert victim is not None, "no run started"
-    time.sleep(3)  # its guest is up
+        time.sleep(0.1)
+        victim = _running(folder, cluster.refused)
+    assert victim is not None, "no run seen with its guest up"
     cluster.workers[victim["worker"]].send_signal(signal.SIGKILL)
     _, err = proc.communicate(timeout=400)
     assert proc.returncode == 0, err
@@ -181,6 +179,16 @@ def test_a_worker_killed_mid_campaign_costs_only_time(cluster: Cluster, tmp_path
     while guests(keys) and time.monotonic() < deadline:
         time.sleep(1)
     assert not guests(keys), "a guest of the killed worker's run is still running"
+
+
+def _running(folder: Path, refused: str) -> dict[str, Any] | None:
+    """A started run whose guest is up: it cannot have ended, since a run ends after its
+    guest is gone. (A fixed sleep after the start raced the run: on 2026-11-29 a tiny run
+    finished within it and the worker was killed idle.)"""
+    log = _log(folder) if (folder / "runs.jsonl").exists() else []
+    ended = {e["run_key"] for e in log if e["event"] == "end"}
+    return next((e for e in log if e["event"] == "start" and e.get("worker") != refused
+                 and e["run_key"] not in ended and guests((e["run_key"],))), None)
 
 
 def test_no_scheduler_is_one_clear_error(tmp_path: Path) -> None:
