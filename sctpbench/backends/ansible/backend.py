@@ -26,6 +26,7 @@ run starts at the same phase of the first host's timer tick every time (start_mo
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -130,6 +131,15 @@ def agent_version(agent: Path) -> str:
     return subprocess.run([str(agent), "--version"], capture_output=True, text=True, check=True).stdout.strip()
 
 
+def mitogen_strategies() -> Path:
+    """Where Mitogen's strategy plugins are: pip installs them beside this package's libraries,
+    and Debian's ansible-playbook loads them from there by path."""
+    spec = importlib.util.find_spec("ansible_mitogen")  # finds, does not import (it needs ansible)
+    if spec is None or spec.origin is None:
+        raise BackendError("the ansible backend needs Mitogen for Ansible (pip: mitogen): run scripts/install")
+    return Path(spec.origin).parent / "plugins" / "strategy"
+
+
 class Playbooks:
     """The playbooks of one run (or one clean-up), run with ansible-runner in a folder of their own."""
 
@@ -155,7 +165,14 @@ class Playbooks:
             private_data_dir=str(self.data_dir), playbook=str(PLAYBOOKS / playbook),
             inventory=str(self.data_dir / "inventory" / "hosts.json"), extravars=self.extravars | (extravars or {}),
             envvars={"ANSIBLE_PIPELINING": "True", "ANSIBLE_SSH_TRANSFER_METHOD": "piped", "ANSIBLE_HOST_KEY_CHECKING": "False",
-                     "ANSIBLE_FORKS": "16", "ANSIBLE_NOCOLOR": "True"},
+                     "ANSIBLE_FORKS": "16", "ANSIBLE_NOCOLOR": "True",
+                     # One Python per machine for the whole playbook, not one per task: a task
+                     # started Python in a UML guest for 2-7 s (prepare.yml 78 s on a lab of
+                     # three, 31 s with Mitogen; docs/backends.md).
+                     "ANSIBLE_STRATEGY_PLUGINS": str(mitogen_strategies()), "ANSIBLE_STRATEGY": "mitogen_linear",
+                     # Mitogen's connect includes starting its Python on the machine: 10 s (the
+                     # default) was too short for fresh lab guests started at once.
+                     "ANSIBLE_TIMEOUT": str(int(clocksync.TIMEOUT_S))},
             cmdline="--check --diff" if check else None, quiet=True, ident=playbook.removesuffix(".yml") + ("-check" if check else ""),
             cancel_callback=cancelled.is_set, timeout=timeout_s,
         )
@@ -357,7 +374,10 @@ class AnsibleBackend:
     def checks(self) -> list[Check]:
         playbook = shutil.which("ansible-playbook")
         inv, why = self._inventory()
+        mitogen = importlib.util.find_spec("ansible_mitogen")
         return [Check("ansible-playbook", playbook is not None, playbook or "not on PATH (Debian: ansible-core)"),
+                Check("Mitogen for Ansible", mitogen is not None and mitogen.origin is not None,
+                      str(mitogen.origin) if mitogen and mitogen.origin else "not installed (pip: mitogen; scripts/install)"),
                 Check("ansible inventory", inv is not None, str(inv.path) if inv else why)]
 
     def available(self, clock: str | None = None) -> tuple[bool, str]:
@@ -405,7 +425,8 @@ class AnsibleBackend:
         return "\n".join(out + timeline) + "\n"
 
     def host_facts(self) -> dict[str, str]:
-        return {"ansible_core": installed_version("ansible-core"), "ansible_runner": _runner_version()}
+        return {"ansible_core": installed_version("ansible-core"), "ansible_runner": _pip_version("ansible-runner"),
+                "mitogen": _pip_version("mitogen")}
 
     def reap(self, run_id: str, owner_pid: int) -> None:
         inv, _ = self._inventory()
@@ -419,11 +440,11 @@ class AnsibleBackend:
                 pass  # a person finds what is left with `sctpbench hosts clean --check`
 
 
-def _runner_version() -> str:
+def _pip_version(package: str) -> str:
     try:
         from importlib.metadata import version  # noqa: PLC0415
 
-        return version("ansible-runner")
+        return version(package)
     except Exception:  # noqa: BLE001 - facts only
         return "unknown"
 
