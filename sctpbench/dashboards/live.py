@@ -75,6 +75,16 @@ return (String(+(tick / d).toPrecision(4)) + s).padStart({LABEL_CHARS});
 # reads CSS values: most of a repaint's time in Chromium's profiler). The ranges (which move
 # rarely) repaint both. The data stay inside the frame: the ranges hold them (no clip there).
 DATA_LEVEL = "overlay"
+# The state timeline's rows (a path each) are named in this many characters, padded, in a
+# fixed-width font, the start of a longer name left out, and the timeline always has a row: an
+# axis without factors has no size, so the first path's row (and each longer name) laid out the
+# whole page again (1.4 s of the page at a run's first drawing, load 10).
+ROW_CHARS = 20
+ROW_LABELS = f"""
+const s = String(tick);
+return (s.length > {ROW_CHARS} ? '\u2026' + s.slice(-{ROW_CHARS - 1}) : s).padStart({ROW_CHARS});
+"""
+NO_ROW = ""
 STATUS_CLASS = "sb-status"
 SOURCE_PREFIX = "sb-source:"
 
@@ -601,7 +611,9 @@ class StateTimelineView:
         self.panel = panel
         mapping = (panel.defaults.get("mappings") or [{"options": {}}])[0]["options"]
         self.states = {float(k): (v["text"], v["color"]) for k, v in mapping.items()}
-        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_range=FactorRange())
+        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_range=FactorRange(factors=[NO_ROW]))
+        self.fig.yaxis.formatter = CustomJSTickFormatter(code=ROW_LABELS)
+        self.fig.yaxis.major_label_text_font = "monospace"
         # `n`: the intervals a bar stands for, so the bars add up to the points the status line counts.
         self.source = _source(panel, ["y", "left", "right", "color", "state", "n"])
         bars = self.fig.hbar(y="y", left="left", right="right", height=0.8, color="color", source=self.source, level=DATA_LEVEL)
@@ -630,7 +642,7 @@ class StateTimelineView:
                 out["color"].append(color)
                 out["state"].append(text)
                 out["n"].append(j - i)
-        factors = sorted(self.drawn.series)
+        factors = sorted(self.drawn.series) or [NO_ROW]
         if list(self.fig.y_range.factors) != factors:
             self.fig.y_range.factors = factors
         _set(self.source, out)
