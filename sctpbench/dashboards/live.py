@@ -113,10 +113,11 @@ STREAMING_S = 1.0
 # batch the writer sent after newer ones) are drawn at the next read; later ones at the refresh.
 LOOKBACK_NS = 1_000_000_000
 # Room on the time axis past a run's newest point: a share of its window, and at least
-# AHEAD_MS. Each move of the axis repaints every plot whole; at 15 % alone a run's first
-# seconds (a window of 2-3 s) moved it at almost every message.
+# AHEAD_MS. Each move of the axis repaints every plot whole (axes, grid and data: most of a
+# repaint's time); at 15 % alone a run's first seconds (a window of 2-3 s) moved it at almost
+# every message. A paced failover run's 9 s now move it twice.
 HEADROOM = 0.25
-AHEAD_MS = 2000.0
+AHEAD_MS = 4000.0
 # How far past the window's end (the newest message and a second) a read looks: a query that
 # fills gaps with the previous value (the path states) returns a row per interval up to its
 # end, so an open end cost thousands of rows per read. A run further ahead than this is caught
