@@ -75,14 +75,15 @@ return (String(+(tick / d).toPrecision(4)) + s).padStart({LABEL_CHARS});
 # reads CSS values: most of a repaint's time in Chromium's profiler). The ranges (which move
 # rarely) repaint both. The data stay inside the frame: the ranges hold them (no clip there).
 DATA_LEVEL = "overlay"
-# The state timeline's rows (a path each) are named in this many characters, padded, in a
-# fixed-width font, the start of a longer name left out, and the timeline always has a row: an
-# axis without factors has no size, so the first path's row (and each longer name) laid out the
-# whole page again (1.4 s of the page at a run's first drawing, load 10).
-ROW_CHARS = 20
+# The state timeline's rows (a path each: association, path and run, "main secondary
+# cb9a20a2f7f7") are named in this many characters, padded, in a fixed-width font, the end of a
+# longer name left out, and the timeline always has a row: an axis without factors has no size,
+# so the first path's row (and each longer name) laid out the whole page again (1.4 s of the
+# page at a run's first drawing, load 10).
+ROW_CHARS = 28
 ROW_LABELS = f"""
 const s = String(tick);
-return (s.length > {ROW_CHARS} ? '\u2026' + s.slice(-{ROW_CHARS - 1}) : s).padStart({ROW_CHARS});
+return (s.length > {ROW_CHARS} ? s.slice(0, {ROW_CHARS - 1}) + '\\u2026' : s).padStart({ROW_CHARS});
 """
 NO_ROW = ""
 STATUS_CLASS = "sb-status"
