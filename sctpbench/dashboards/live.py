@@ -75,6 +75,17 @@ return (String(+(tick / d).toPrecision(4)) + s).padStart({LABEL_CHARS});
 # reads CSS values: most of a repaint's time in Chromium's profiler). The ranges (which move
 # rarely) repaint both. The data stay inside the frame: the ranges hold them (no clip there).
 DATA_LEVEL = "overlay"
+# The state timeline's rows (a path each: association, path and run, "main secondary
+# cb9a20a2f7f7") are named in this many characters, padded, in a fixed-width font, the end of a
+# longer name left out, and the timeline always has a row: an axis without factors has no size,
+# so the first path's row (and each longer name) laid out the whole page again (1.4 s of the
+# page at a run's first drawing, load 10).
+ROW_CHARS = 28
+ROW_LABELS = f"""
+const s = String(tick);
+return (s.length > {ROW_CHARS} ? s.slice(0, {ROW_CHARS - 1}) + '\\u2026' : s).padStart({ROW_CHARS});
+"""
+NO_ROW = ""
 STATUS_CLASS = "sb-status"
 SOURCE_PREFIX = "sb-source:"
 
@@ -102,8 +113,12 @@ STREAMING_S = 1.0
 # How far behind a panel's newest point each read starts again: points InfluxDB gets late (a
 # batch the writer sent after newer ones) are drawn at the next read; later ones at the refresh.
 LOOKBACK_NS = 1_000_000_000
-# Room on the time axis past a run's newest point, as a share of its window.
-HEADROOM = 0.15
+# Room on the time axis past a run's newest point: a share of its window, and at least
+# AHEAD_MS. Each move of the axis repaints every plot whole (axes, grid and data: most of a
+# repaint's time); at 15 % alone a run's first seconds (a window of 2-3 s) moved it at almost
+# every message. A paced failover run's 9 s now move it twice.
+HEADROOM = 0.25
+AHEAD_MS = 4000.0
 # How far past the window's end (the newest message and a second) a read looks: a query that
 # fills gaps with the previous value (the path states) returns a row per interval up to its
 # end, so an open end cost thousands of rows per read. A run further ahead than this is caught
@@ -356,6 +371,44 @@ class Drawn(ReactiveHTML):
         return self.seen < self.sent
 
 
+# BokehJS 3.9 writes each renderer's position into a <style> element at every repaint of its plot
+# (RendererView.update_position, InlineStyleSheet._update: `el.textContent = css`): the same text
+# for an axis or a grid of a plot of fixed size, and for a glyph the box of its data, which grows
+# with each new point. Each new text of a <style> element makes the browser work out the page's
+# styles again, and the next plot's read of its CSS variables (getComputedStyle for `--bk-*`
+# values, at every repaint: bokeh/bokeh#15286) forced that at once: a style recalculation per
+# plot per message (Chromium's trace of a host-written run, 7 s of it on this 2-CPU Debian 12
+# machine at load 8: 95 forced recalculations, 561 ms; 2026-11-30). A glyph's element is empty
+# (what it draws is on the canvas; its position only places that element), so it is placed
+# once; any other text is written only when it differs.
+SAME_STYLES = """
+const dom = Bokeh.require("core/dom");
+const sheet = dom.InlineStyleSheet.prototype;
+if (!sheet.__sbSame) {
+  const update = sheet._update;
+  sheet._update = function (css) { if (this.el.textContent !== css) update.call(this, css); };
+  sheet.__sbSame = true;
+}
+const glyph = Bokeh.require("models/renderers/glyph_renderer").GlyphRendererView.prototype;
+if (!glyph.__sbOnce) {
+  const place = glyph.update_position;
+  glyph.update_position = function () {
+    if (!this.__sbPlaced) { place.call(this); const box = this.bbox; this.__sbPlaced = box != null && box.is_valid; }
+  };
+  glyph.__sbOnce = true;
+}
+mark.dataset.sameStyles = String(sheet.__sbSame && glyph.__sbOnce);
+"""
+
+
+class SameStyles(ReactiveHTML):
+    """Loads SAME_STYLES in the page once; `data-same-styles="true"` on its element says it took
+    (the browser test checks it: a BokehJS without that module fails it rather than going slow)."""
+
+    _template = '<div id="mark" class="sb-same-styles"></div>'
+    _scripts: ClassVar[dict[str, str]] = {"render": SAME_STYLES}
+
+
 def _say(text: Text, html_text: str) -> None:
     """New text for the browser, sent only when it differs."""
     if text.html != html_text:
@@ -407,7 +460,7 @@ def _follow(fig: Any, span: evaluate.Window) -> None:
     when the run reaches its end (every few seconds), not at every read, each move a new
     drawing of every plot in the browser."""
     start, end = _ms(span.start_ns), _ms(span.end_ns)
-    ahead = HEADROOM * (end - start)
+    ahead = max(HEADROOM * (end - start), AHEAD_MS)
     if fig.x_range.start != start or not end <= fig.x_range.end <= end + ahead:
         fig.x_range.start, fig.x_range.end = start, end + ahead
 
@@ -560,7 +613,9 @@ class StateTimelineView:
         self.panel = panel
         mapping = (panel.defaults.get("mappings") or [{"options": {}}])[0]["options"]
         self.states = {float(k): (v["text"], v["color"]) for k, v in mapping.items()}
-        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_range=FactorRange())
+        self.fig = _figure(panel, x_axis_type="datetime", x_range=Range1d(start=0.0, end=1.0), y_range=FactorRange(factors=[NO_ROW]))
+        self.fig.yaxis.formatter = CustomJSTickFormatter(code=ROW_LABELS)
+        self.fig.yaxis.major_label_text_font = "monospace"
         # `n`: the intervals a bar stands for, so the bars add up to the points the status line counts.
         self.source = _source(panel, ["y", "left", "right", "color", "state", "n"])
         bars = self.fig.hbar(y="y", left="left", right="right", height=0.8, color="color", source=self.source, level=DATA_LEVEL)
@@ -589,7 +644,7 @@ class StateTimelineView:
                 out["color"].append(color)
                 out["state"].append(text)
                 out["n"].append(j - i)
-        factors = sorted(self.drawn.series)
+        factors = sorted(self.drawn.series) or [NO_ROW]
         if list(self.fig.y_range.factors) != factors:
             self.fig.y_range.factors = factors
         _set(self.source, out)
@@ -819,6 +874,7 @@ class LiveDashboard:
         # Margins as Panel's HTML pane had them: the clock ran into the sidebar's left edge.
         self.alert = Text(visible=False, sizing_mode="stretch_width", margin=(5, 10))
         self.drawn = Drawn(width=0, height=0, margin=0)
+        self.same_styles = SameStyles(width=0, height=0, margin=0)
         self.drawn.param.watch(self._answered, "seen")
         self.asked = 0.0  # when the browser was last sent something to draw (monotonic)
         self.clock = Text(sizing_mode="stretch_width", margin=(5, 10))
@@ -829,7 +885,7 @@ class LiveDashboard:
             rows.append(pn.pane.HTML(f"<h3 style='margin:4px 0'>{html.escape(row.title)}</h3>"))
             rows.append(pn.FlexBox(*[next(views).layout for _ in row.panels], flex_wrap="wrap"))
         sidebar = pn.Column(pn.pane.HTML(f"<h2>{html.escape(dashboard.title)}</h2>"), *self.widgets.values(), self.clock, self.drawn,
-                            width=250)
+                            self.same_styles, width=250)
         self.layout = pn.Row(sidebar, pn.Column(self.alert, *rows, sizing_mode="stretch_width"), sizing_mode="stretch_width")
 
     def selection(self) -> evaluate.Selection:

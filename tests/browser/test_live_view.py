@@ -102,10 +102,15 @@ def test_live_view_draws_every_panel_and_follows_the_run(tmp_path: Path, influxd
                                f"every panel r1 feeds to show data: {live_view.panels_lacking_data(live_view.statuses(driver), fed)}")
             first = live_view.stats(driver)["delivered"]
             assert first == 240, first  # 120 messages of each association
+            assert live_view.same_styles(driver) == ["true"]
 
+            live_view.watch_style_writes(driver)
             writer.write(live_points("r1", t0, range(120, 200)))  # the run goes on; no reload
             live_view.wait_for(lambda: live_view.stats(driver)["delivered"] > first, 30, "the delivered count to grow")
             live_view.wait_for(lambda: live_view.stats(driver)["delivered"] == 400, 10, "all 400 messages counted")
+            # Each plot repainted with the new points; no axis, grid or glyph wrote its position
+            # again (at most once: a glyph's first data places its element).
+            assert live_view.style_writes(driver)[:1] in ([], [1]), live_view.style_writes(driver)[:10]
 
             mtt = "MTT per message (max per interval)"
             # The annotations: the timeline's failure, and each association's ADDR_UNREACHABLE.

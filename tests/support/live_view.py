@@ -229,3 +229,35 @@ def requested_hosts(driver: Any) -> set[str]:
         if urlsplit(url).scheme in NETWORK:
             hosts.add(urlsplit(url).hostname or url)
     return hosts
+
+
+# Counts each rewrite of a <style> element of a plot's axes, grids and glyphs from now on (their
+# position, which BokehJS writes at every repaint: each new text made the page work out its
+# styles again; see sctpbench/dashboards/live.py's SAME_STYLES).
+WATCH_STYLES = _DEEP.replace("root.querySelectorAll(arguments[0]).forEach((e) => found.push(e));", "found.push(root);") + """
+const renderers = /\\bbk-(GlyphRenderer|LinearAxis|DatetimeAxis|CategoricalAxis|Grid)\\b/;
+const counts = new Map();
+window.__sbStyleWrites = counts;
+const seen = (r) => {
+  const style = r.target.nodeName === 'STYLE' ? r.target : r.target.parentNode;
+  const host = style && style.nodeName === 'STYLE' ? style.getRootNode().host : null;
+  if (host && renderers.test(host.className)) counts.set(style, (counts.get(style) || 0) + 1);
+};
+const observer = new MutationObserver((records) => records.forEach(seen));
+for (const root of found) observer.observe(root, {subtree: true, childList: true, characterData: true});
+return found.length;
+"""
+
+
+def watch_style_writes(driver: Any) -> None:
+    driver.execute_script(WATCH_STYLES, "")
+
+
+def style_writes(driver: Any) -> list[int]:
+    """How often each renderer's <style> element was written since watch_style_writes, most first."""
+    return sorted(driver.execute_script("return [...(window.__sbStyleWrites || new Map()).values()]"), reverse=True)
+
+
+def same_styles(driver: Any) -> list[str]:
+    """What the view's style guard says of itself (live.py's SameStyles): ["true"] once it took."""
+    return list(driver.execute_script(_DEEP + "return found.map((e) => e.dataset.sameStyles);", ".sb-same-styles"))

@@ -200,3 +200,17 @@ def test_value_axes_end_at_a_round_value_that_moves_only_when_a_value_passes_it(
 def test_a_value_axis_ends_at_the_next_round_value_above_its_largest() -> None:
     assert [live.value_end(v, 1.0) for v in (15.0, 0.3, 1200.0, 19.0, 9.0)] == [20.0, 1.0, 1500.0, 25.0, 10.0]
     assert live.value_end(4380.0, 0.0) == 5000.0 and live.value_end(0.0, 0.0) > 0
+
+
+def test_the_state_timeline_keeps_its_axes_size_from_before_its_first_row() -> None:
+    """In the browser, an axis across a categorical range without factors has no size: the
+    timeline's first path made its time axis appear, which laid out the whole page again at a
+    run's first drawing. It always has a row, and its rows' names have one width."""
+    view, _ = _view(STATES)
+    assert list(view.fig.y_range.factors) == [live.NO_ROW]
+    view.show(_data(STATES, {"main 10.0.1.2": [(i * STEP, 3.0) for i in range(10)]}), [], SPAN, SPAN)
+    assert list(view.fig.y_range.factors) == ["main 10.0.1.2"]
+    later = evaluate.Window(20_000_000_000, 30_000_000_000)
+    view.show(_data(STATES, {}), [], later, later)
+    assert list(view.fig.y_range.factors) == [live.NO_ROW]
+    assert isinstance(view.fig.yaxis[0].formatter, CustomJSTickFormatter) and view.fig.yaxis[0].major_label_text_font == "monospace"
