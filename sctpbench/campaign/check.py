@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from sctpbench.analysis import claims, metrics, modes
 from sctpbench.model.errors import SpecError
 from sctpbench.results import campaign as campaign_files
@@ -112,14 +114,45 @@ def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict
     return out
 
 
+def _runs_per_config(rows: list[dict[str, Any]]) -> dict[Any, int]:
+    per_config: dict[Any, int] = {}
+    for r in rows:
+        per_config[r.get("config_key")] = per_config.get(r.get("config_key"), 0) + 1
+    return per_config
+
+
 def added_round_by_round(rows: list[dict[str, Any]]) -> bool:
     """Whether the configurations hold different numbers of runs, as `--until-conclusive`
     leaves them (or an interrupted campaign): their repetitions may have been chosen by looking
     at the verdicts, and a fixed-sample interval is not valid under that optional stopping."""
-    per_config: dict[Any, int] = {}
-    for r in rows:
-        per_config[r.get("config_key")] = per_config.get(r.get("config_key"), 0) + 1
-    return len(set(per_config.values())) > 1
+    return len(set(_runs_per_config(rows).values())) > 1
+
+
+def planned_repetitions(folder: Path, info: dict[str, Any]) -> int | None:
+    """The repetitions the campaign file names today (None where it is not there to read)."""
+    file = folder / info["file"] if info.get("file") else None  # an absolute path stays itself
+    if file is None or not file.is_file():
+        return None
+    try:
+        document = yaml.safe_load(file.read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    value = document.get("repetitions") if isinstance(document, dict) else None
+    return value if isinstance(value, int) else None
+
+
+def why_sequential(folder: Path, rows: list[dict[str, Any]], info: dict[str, Any]) -> str:
+    """Why the runs' numbers may have been chosen by looking at the verdicts ("" where they
+    cannot have been): runs added round by round, or more runs of a configuration than its
+    campaign file plans (seed 001's cells were raised from 2 to 4 repetitions once their
+    verdicts at 2 were seen). Either way a fixed-sample interval is not valid."""
+    if added_round_by_round(rows):
+        return "the configurations have different numbers of runs: repetitions added round by round"
+    most = max(_runs_per_config(rows).values(), default=0)
+    planned = planned_repetitions(folder, info)
+    if planned is not None and most > planned:
+        return f"{most} runs of a configuration where its campaign file plans {planned}: repetitions added after it"
+    return ""
 
 
 def evaluate(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
@@ -128,7 +161,7 @@ def evaluate(folder: Path, given: Path | None, others_given: list[str], sequenti
     the claims file, the rows and the claims file's path; nothing written. Sequential verdicts
     when asked, and whenever the runs were added round by round (added_round_by_round)."""
     rows, info = _rows(folder)
-    sequential = sequential or added_round_by_round(rows)
+    sequential = sequential or bool(why_sequential(folder, rows, info))
     path = claims_file(folder, given, info)
     loaded = claims.load(path)
     others = {}
@@ -143,14 +176,14 @@ def verdicts(folder: Path, given: Path | None, others_given: list[str], sequenti
              say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]]]:
     """evaluate, the verdicts printed and written to the folder's claims.json."""
     results, loaded, rows, path = evaluate(folder, given, others_given, sequential, say)
-    forced = not sequential and added_round_by_round(rows)
-    sequential = sequential or forced
     info = campaign_files.read_info(folder) or {}
+    forced = "" if sequential else why_sequential(folder, rows, info)
+    sequential = sequential or bool(forced)
     name = info.get("name", folder.name)
     ok = sum(r["status"] == "ok" for r in rows)
     how = "; sequential: each interval at the confidence its sample size spends" if sequential else ""
     if forced:
-        how += " (the configurations have different numbers of runs: repetitions added round by round)"
+        how += f" ({forced})"
     say(f"{name}: {len(results)} claims of {loaded.claims.paper} ({path}), "
         f"{loaded.claims.confidence:.0%} confidence{how}, {len(rows)} runs ({ok} ok)")
     for result in results:

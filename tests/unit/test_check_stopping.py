@@ -44,3 +44,29 @@ def test_the_header_says_why_the_verdicts_are_sequential_when_nobody_asked(tmp_p
     said.clear()
     check.verdicts(folder, SHIPPED_003.parent / "claims.yaml", [], sequential=True, say=said.append)
     assert said[0] == header.replace(forced, "")  # asked: no reason to give
+
+
+
+SHIPPED_001 = ROOT / "reproductions/001-initial-window/results"  # its lc cells raised from 2 to 4 repetitions
+CLAIMS_001 = SHIPPED_001.parent / "claims.yaml"
+
+
+def test_more_runs_than_the_campaign_file_plans_get_the_sequential_verdicts(tmp_path: Path) -> None:
+    folder = Path(shutil.copytree(SHIPPED_001, tmp_path / "results"))
+    planned = Path(shutil.copy(SHIPPED_001.parent / "campaign.yaml", tmp_path / "campaign.yaml"))  # its `file`: ../campaign.yaml
+    rows, info = check._rows(folder)
+    assert not check.added_round_by_round(rows)  # every configuration at 4: only the file tells
+    assert check.planned_repetitions(folder, info) == 2
+    assert check.why_sequential(folder, rows, info) == (
+        "4 runs of a configuration where its campaign file plans 2: repetitions added after it")
+    unasked, _, _, _ = check.evaluate(folder, CLAIMS_001, [], say=_quiet)
+    asked, _, _, _ = check.evaluate(folder, CLAIMS_001, [], sequential=True, say=_quiet)
+    assert [r.to_dict() for r in unasked] == [r.to_dict() for r in asked]
+    # Had the file planned 4 from the start, nothing would say the runs were added after a look,
+    # and the fixed-sample interval would be read: there `fairness-unchanged` holds.
+    planned.write_text(planned.read_text().replace("repetitions: 2", "repetitions: 4"))
+    assert check.why_sequential(folder, rows, info) == ""
+    fixed, _, _, _ = check.evaluate(folder, CLAIMS_001, [], say=_quiet)
+    verdict = {r.claim.id: r.verdict for r in fixed}
+    assert verdict["fairness-unchanged"] == "holds"
+    assert {r.claim.id: r.verdict for r in unasked}["fairness-unchanged"] == "inconclusive"

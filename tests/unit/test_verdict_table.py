@@ -36,6 +36,10 @@ def test_each_line_is_what_campaign_check_prints_on_the_shipped_tables(line: ver
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     # a copy: check writes claims.json into the folder it checks, which is not to be committed
     folder = Path(shutil.copytree(ROOT / line.tables, tmp_path / line.tables.name))
+    # and its campaign file where the table names it (relative): check reads its repetitions
+    planned = (campaign_files.read_info(folder) or {}).get("file")
+    if planned and not Path(planned).is_absolute() and (ROOT / line.tables / planned).is_file():
+        shutil.copy(ROOT / line.tables / planned, folder / planned)
     others = [f"--with={name}={ROOT / other}" for name, other in _others(line).items()]
     cli.main(["campaign", "check", str(folder), str(ROOT / line.claims_file), *others])
     found = TALLY.search(capsys.readouterr().out)
