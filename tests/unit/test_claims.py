@@ -623,3 +623,26 @@ def test_an_axis_whose_key_is_not_swept_says_which_key_it_names(tmp_path: Path) 
                     '  - {id: a, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pmr: one}}\n')
     with pytest.raises(SpecError, match=r": pmr is not a swept key of the campaign \(axes: names sctp.nope\); allowed: pmr, k$"):
         claims.evaluate(claims.load(path), [{"param.k": "a", "status": "ok", "utilisation": 0.5}], ["k"])
+
+
+ALIASES = """paper: "tests: a name standing for one value written two ways, and a filter by the written value"
+axes:
+  pol: {key: k, values: {fast: [a, A1], slow: b}}
+claims:
+  - {id: by-name, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pol: fast}}
+  - {id: as-written, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pol: A1}}
+  - {id: each-pol, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, for_each: [pol]}
+"""
+
+
+def test_an_axis_name_for_a_list_of_values_takes_each_and_a_written_value_only_itself(tmp_path: Path) -> None:
+    """`fast: [a, A1]` (the same setting written differently in the campaigns compared): the name takes
+    the runs of both; a filter naming A1 as written takes A1's runs only; for_each groups by the name."""
+    path = tmp_path / "aliases.claims.yaml"
+    path.write_text(ALIASES)
+    rows = [{"param.k": k, "config": f"c-{k}", "status": "ok", "utilisation": u}
+            for k, u in (("a", 0.3), ("a", 0.4), ("A1", 0.5), ("A1", 0.6), ("b", 0.7), ("b", 0.8))]
+    results = {r.claim.id: r for r in claims.evaluate(claims.load(path), rows, ["k"])}
+    assert [c.configs for c in results["by-name"].checks] == [("c-A1", "c-a")]
+    assert [c.configs for c in results["as-written"].checks] == [("c-A1",)]
+    assert [(c.group, c.configs) for c in results["each-pol"].checks] == [("pol=fast", ("c-A1", "c-a")), ("pol=slow", ("c-b",))]
