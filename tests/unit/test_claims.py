@@ -646,3 +646,47 @@ def test_an_axis_name_for_a_list_of_values_takes_each_and_a_written_value_only_i
     assert [c.configs for c in results["by-name"].checks] == [("c-A1", "c-a")]
     assert [c.configs for c in results["as-written"].checks] == [("c-A1",)]
     assert [(c.group, c.configs) for c in results["each-pol"].checks] == [("pol=fast", ("c-A1", "c-a")), ("pol=slow", ("c-b",))]
+
+
+def _evaluate(tmp_path: Path, text: str, rows: list[claims.Row], swept: list[str]) -> dict[str, claims.Result]:
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\nclaims:\n' + text)
+    return {r.claim.id: r for r in claims.evaluate(claims.load(path), rows, swept)}
+
+
+ROWS = [{"param.k": k, "param.n": n, "config": f"c-{k}-{n}", "status": "ok", "utilisation": u}
+        for k, n, u in (("a", "9", 0.3), ("a", "10", 0.4), ("b", "9", 0.5), ("b", "10", 0.6))]
+CLAIM = '  - id: c\n    says: "x"\n    where: "t"\n    metric: utilisation\n'  # lines 3-6 of the file
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("    kind: lowest\n    among: nope\n    which: a\n",
+     "c.claims.yaml:8: claims.0.among: nope is not a swept key of the campaign; allowed: k, n"),
+    ("    kind: lowest\n    among: k\n    which: zz\n",
+     "c.claims.yaml:9: claims.0.which: 'zz' is not a value of k in the campaign's runs; allowed: a, b"),
+    ("    kind: above\n    value: 0.1\n    at:\n      k: zz\n",
+     "c.claims.yaml:10: claims.0.at.k: 'zz' is not a value of k in the campaign's runs; allowed: a, b"),
+    ("    kind: above\n    value: 0.1\n    a:\n      nope: []\n",
+     "c.claims.yaml:10: claims.0.a.nope: nope is not a swept key of the campaign; allowed: k, n"),
+], ids=["among", "which", "at", "empty-list-of-an-unknown-key"])
+def test_a_claims_unknown_among_which_or_filter_names_its_line_and_key(tmp_path: Path, text: str, expected: str) -> None:
+    """Each refusal names the line of the key to blame and its whole path in the file (the claim's
+    own line would send a user to the wrong key); a filter's empty list still needs a swept key."""
+    with pytest.raises(SpecError) as refused:
+        _evaluate(tmp_path, CLAIM + text, ROWS, ["k", "n"])
+    assert str(refused.value) == f"{tmp_path}/{expected}"
+
+
+def test_a_filter_of_a_list_takes_the_runs_of_each_value_and_runs_without_the_key_are_in_none(tmp_path: Path) -> None:
+    """`n: [9, 10]` takes both values' runs; runs that leave x unset (None) match no value of x,
+    and the unset value is no value of x (it is neither listed nor sorted among them)."""
+    rows = [*ROWS, *(r | {"param.x": x, "config": f"{r['config']}-{x}"} for r, x in zip(ROWS, ("1", "1", None, "2"), strict=True))]
+    rows = [r for r in rows if "param.x" in r]
+    results = _evaluate(tmp_path, '  - {id: list, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {k: a, n: [9, 10]}}\n'
+                                  '  - {id: x-one, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {x: 1}}\n',
+                        rows, ["k", "n", "x"])
+    assert results["list"].checks[0].configs == ("c-a-10-1", "c-a-9-1")
+    assert results["x-one"].checks[0].configs == ("c-a-10-1", "c-a-9-1")
+    with pytest.raises(SpecError, match=r"'3' is not a value of x in the campaign's runs; allowed: 1, 2$"):
+        _evaluate(tmp_path, '  - {id: x-three, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {x: 3}}\n',
+                  rows, ["k", "n", "x"])
