@@ -690,3 +690,39 @@ def test_a_filter_of_a_list_takes_the_runs_of_each_value_and_runs_without_the_ke
     with pytest.raises(SpecError, match=r"'3' is not a value of x in the campaign's runs; allowed: 1, 2$"):
         _evaluate(tmp_path, '  - {id: x-three, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {x: 3}}\n',
                   rows, ["k", "n", "x"])
+
+
+AMONG_ROWS = [{"param.k": k, "param.n": n, "config": f"c-{k}-{n}", "status": "ok", "utilisation": u + d}
+              for k, u, ns in (("a", 0.2, ("9", "10")), ("b", 0.4, ("9", "10")), ("c", 0.6, ("10",)))
+              for n in ns for d in (-0.01, 0.0, 0.01)]
+AMONG = """  - {id: lowest-at-9, says: "x", where: "t", metric: utilisation, kind: lowest, among: k, which: a, a: {n: 9}}
+  - {id: lowest-each-n, says: "x", where: "t", metric: utilisation, kind: lowest, among: k, which: a, for_each: [n]}
+  - {id: highest, says: "x", where: "t", metric: utilisation, kind: highest, among: k, which: c, at: {n: 10}}
+  - {id: less, says: "x", where: "t", metric: utilisation, kind: less, a: {k: a}, b: {k: b}, at: {n: 9}}
+  - {id: above, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {k: a}}
+"""
+
+
+def test_lowest_and_highest_look_only_at_the_runs_filtered_and_the_rivals_they_have(tmp_path: Path) -> None:
+    """At n 9 (the filter a:) the runs have k a and b only: one rival, b, over n 9's runs alone
+    (not c, which only n 10 has); for each n the rivals the group's runs have; a rival's check is
+    named by the two values, after the group. `highest` holds where `which` is the greatest."""
+    results = _evaluate(tmp_path, AMONG, AMONG_ROWS, ["k", "n"])
+    assert [(c.group, c.configs) for c in results["lowest-at-9"].checks] == [("a vs b", ("c-a-9", "c-b-9"))]
+    assert [c.group for c in results["lowest-each-n"].checks] == ["n=9 a vs b", "n=10 a vs b", "n=10 a vs c"]
+    assert results["lowest-at-9"].verdict == "holds"
+    assert [(c.group, c.verdict) for c in results["highest"].checks] == [("c vs a", "holds"), ("c vs b", "holds")]
+
+
+def test_a_check_of_one_side_has_no_pairing_in_claims_json(tmp_path: Path) -> None:
+    check = _evaluate(tmp_path, AMONG, AMONG_ROWS, ["k", "n"])["above"].checks[0]
+    assert check.pairing == "" and set(check.to_dict()) == {"group", "figures", "verdict", "configs"}
+
+
+def test_a_sequential_look_at_two_unpaired_sides_counts_the_runs_of_both(tmp_path: Path) -> None:
+    """Runs without a seed are not paired: the look is at 3 + 3 runs, not at their difference."""
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\nclaims:\n' + AMONG)
+    result = next(r for r in claims.evaluate(claims.load(path), AMONG_ROWS, ["k", "n"], sequential=True) if r.claim.id == "less")
+    assert result.checks[0].pairing == "unpaired"
+    assert result.checks[0].figures.endswith(f"; sequential, at {verdicts.spent(0.95, 6):.4%}")
