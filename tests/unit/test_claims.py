@@ -543,6 +543,8 @@ def test_a_check_is_exercised_only_when_every_precondition_is_met(tmp_path: Path
     not exercised, though the second is met; both preconditions said, joined by ', '."""
     check = _more(tmp_path)["both-preconditions"].checks[0]
     assert check.verdict == "not exercised"
+    a = Sample((0.21, 0.22, 0.23, 0.24, 0.25, 0.26))
+    assert check.figures.startswith(f"{a.text(2)} > 0.1; requires ")  # the check's own figures, then the preconditions
     assert check.figures.endswith("; requires path_switches present in 0 of 6 runs, messages_affected present in 6 of 6 runs")
 
 
@@ -724,5 +726,5 @@ def test_a_sequential_look_at_two_unpaired_sides_counts_the_runs_of_both(tmp_pat
     path = tmp_path / "c.claims.yaml"
     path.write_text('paper: "x"\nclaims:\n' + AMONG)
     result = next(r for r in claims.evaluate(claims.load(path), AMONG_ROWS, ["k", "n"], sequential=True) if r.claim.id == "less")
-    assert result.checks[0].pairing == "unpaired"
+    assert (result.checks[0].pairing, result.checks[0].to_dict()["pairs"]) == ("unpaired", 0)
     assert result.checks[0].figures.endswith(f"; sequential, at {verdicts.spent(0.95, 6):.4%}")
