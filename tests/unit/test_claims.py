@@ -728,3 +728,15 @@ def test_a_sequential_look_at_two_unpaired_sides_counts_the_runs_of_both(tmp_pat
     result = next(r for r in claims.evaluate(claims.load(path), AMONG_ROWS, ["k", "n"], sequential=True) if r.claim.id == "less")
     assert (result.checks[0].pairing, result.checks[0].to_dict()["pairs"]) == ("unpaired", 0)
     assert result.checks[0].figures.endswith(f"; sequential, at {verdicts.spent(0.95, 6):.4%}")
+
+
+def test_a_compared_campaign_without_runs_is_refused_at_its_line(tmp_path: Path) -> None:
+    """Of two campaigns named and neither given, the first is blamed, at its own line (3), with the
+    option that gives it."""
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\ncampaigns:\n  before: b.yaml\n  after: a.yaml\nclaims:\n'
+                    '  - {id: c, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1}\n')
+    with pytest.raises(SpecError) as refused:
+        claims.evaluate(claims.load(path), ROWS, ["k", "n"])
+    assert str(refused.value) == (f"{path}:3: campaigns.before: no runs of this campaign given; "
+                                  "allowed: sctpbench campaign check FOLDER CLAIMS --with before=FOLDER")
