@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sctpbench import cli
-from sctpbench.analysis import claims, modes, verdicts
+from sctpbench.analysis import claims, metrics, modes, verdicts
 from sctpbench.analysis.verdicts import Sample
 from sctpbench.campaign import check, expand, table
 from sctpbench.campaign import spec as campaign_spec
@@ -740,3 +740,32 @@ def test_a_compared_campaign_without_runs_is_refused_at_its_line(tmp_path: Path)
         claims.evaluate(claims.load(path), ROWS, ["k", "n"])
     assert str(refused.value) == (f"{path}:3: campaigns.before: no runs of this campaign given; "
                                   "allowed: sctpbench campaign check FOLDER CLAIMS --with before=FOLDER")
+
+
+COLUMNS = ('  - {id: ok, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1}\n'
+           + CLAIM.replace("id: c", "id: d") + "    kind: above\n    value: 0.1\n")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("", ":7: claims.1.metric: detection_time_ms is not a column of the campaign's table; allowed: "),
+    ("    requires:\n      - {metric: path_switches}\n      - {metric: utilisation}\n",
+     ":11: claims.1.requires.0.metric: path_switches is not a column of the campaign's table; allowed: "),
+], ids=["metric", "requires"])
+def test_a_metric_the_campaigns_table_lacks_is_refused_at_its_line(tmp_path: Path, text: str, expected: str) -> None:
+    """A metric the project knows but this campaign's table has no column of (a claim's, a
+    precondition's): refused at the line of the metric to blame, with the metrics allowed."""
+    rows = [r | {"detection_time_ms": 1.0} for r in ROWS] if text else ROWS
+    body = COLUMNS if text else COLUMNS.replace("metric: utilisation\n    kind: above\n    value: 0.1",
+                                                "metric: detection_time_ms\n    kind: above\n    value: 1s")
+    with pytest.raises(SpecError) as refused:
+        _evaluate(tmp_path, body + text, rows, ["k", "n"])
+    assert str(refused.value) == f"{tmp_path}/c.claims.yaml{expected}{', '.join(metrics.METRIC_KEYS)} or an association's"
+
+
+def test_a_key_only_a_compared_campaign_sweeps_is_an_axis_of_the_claims(tmp_path: Path) -> None:
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\ncampaigns: {before: b.yaml}\nclaims:\n'
+                    '  - {id: c, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {campaign: before, z: 1}}\n')
+    before = [{"param.z": "1", "config": "z1", "status": "ok", "utilisation": 0.5}]
+    result = claims.evaluate(claims.load(path), ROWS, ["k", "n"], {"before": (before, ["z"])})[0]
+    assert result.checks[0].configs == ("z1",)
