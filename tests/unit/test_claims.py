@@ -769,3 +769,22 @@ def test_a_key_only_a_compared_campaign_sweeps_is_an_axis_of_the_claims(tmp_path
     before = [{"param.z": "1", "config": "z1", "status": "ok", "utilisation": 0.5}]
     result = claims.evaluate(claims.load(path), ROWS, ["k", "n"], {"before": (before, ["z"])})[0]
     assert result.checks[0].configs == ("z1",)
+
+
+def test_a_filter_names_a_swept_value_as_the_campaigns_table_writes_it(tmp_path: Path) -> None:
+    """YAML's true, false, null and numbers are matched by the text the table holds (true, not True;
+    0.72, 1), so a filter of `pf: false` takes the runs swept at false."""
+    assert [claims.written(v) for v in (True, False, None, 0.72, 1, "96.15/s")] == ["true", "false", "null", "0.72", "1", "96.15/s"]
+    rows = [{"param.pf": pf, "config": f"pf-{pf}", "status": "ok", "utilisation": 0.5} for pf in ("true", "false")]
+    results = _evaluate(tmp_path, '  - {id: pf-off, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pf: false}}\n',
+                        rows, ["pf"])
+    assert results["pf-off"].checks[0].configs == ("pf-false",)
+
+
+def test_a_claims_file_that_is_not_a_mapping_is_refused_with_the_keys_it_takes(tmp_path: Path) -> None:
+    path = tmp_path / "list.claims.yaml"
+    path.write_text("- paper: x\n")
+    with pytest.raises(SpecError) as refused:
+        claims.load(path)
+    assert str(refused.value) == (f"{path}: a claims file must be a mapping with keys "
+                                  "paper, campaign, confidence, repetitions, axes, campaigns, claims")
