@@ -788,3 +788,20 @@ def test_a_claims_file_that_is_not_a_mapping_is_refused_with_the_keys_it_takes(t
         claims.load(path)
     assert str(refused.value) == (f"{path}: a claims file must be a mapping with keys "
                                   "paper, campaign, confidence, repetitions, axes, campaigns, claims")
+
+
+def test_an_associations_metric_is_read_as_its_base_metric(tmp_path: Path) -> None:
+    """association.NAME.METRIC: a duration limit for a *_ms metric (1s: 1000 ms), two digits for a
+    share, a precondition on it; a name whose last part is no metric is refused as one."""
+    rows = [{"param.k": "a", "config": "a", "status": "ok", "association.v.utilisation": u, "association.v.detection_time_ms": d}
+            for u, d in ((0.31, 300.0), (0.32, 310.0), (0.33, 320.0))]
+    results = _evaluate(tmp_path, '  - {id: share, says: "x", where: "t", metric: association.v.utilisation, kind: above, value: 0.1}\n'
+                                  '  - {id: time, says: "x", where: "t", metric: association.v.detection_time_ms, kind: below, value: 1s,'
+                                  ' requires: [{metric: association.v.utilisation, above: 0.3}]}\n', rows, ["k"])
+    share, time = Sample((0.31, 0.32, 0.33)), Sample((300.0, 310.0, 320.0))
+    assert results["share"].checks[0].figures == f"{share.text(2)} > 0.1"
+    assert results["time"].checks[0].figures == f"{time.text(1)} < 1000; requires association.v.utilisation > 0.3 in 3 of 3 runs"
+    assert results["time"].verdict == "holds"
+    for name in ("association.v.nope", "nope.v.utilisation", "association.utilisation"):
+        with pytest.raises(SpecError, match=f"claims.0.metric: '{name}' is not a campaign metric; allowed: mtt_mean_ms, "):
+            _evaluate(tmp_path, f'  - {{id: c, says: "x", where: "t", metric: {name}, kind: above, value: 0.1}}\n', rows, ["k"])
