@@ -748,8 +748,8 @@ COLUMNS = ('  - {id: ok, says: "x", where: "t", metric: utilisation, kind: above
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("", ":7: claims.1.metric: detection_time_ms is not a column of the campaign's table; allowed: "),
-    ("    requires:\n      - {metric: path_switches}\n      - {metric: utilisation}\n",
-     ":11: claims.1.requires.0.metric: path_switches is not a column of the campaign's table; allowed: "),
+    ("    requires:\n      - runs: some\n        metric: path_switches\n      - {metric: utilisation}\n",
+     ":12: claims.1.requires.0.metric: path_switches is not a column of the campaign's table; allowed: "),
 ], ids=["metric", "requires"])
 def test_a_metric_the_campaigns_table_lacks_is_refused_at_its_line(tmp_path: Path, text: str, expected: str) -> None:
     """A metric the project knows but this campaign's table has no column of (a claim's, a
@@ -805,3 +805,12 @@ def test_an_associations_metric_is_read_as_its_base_metric(tmp_path: Path) -> No
     for name in ("association.v.nope", "nope.v.utilisation", "association.utilisation"):
         with pytest.raises(SpecError, match=f"claims.0.metric: '{name}' is not a campaign metric; allowed: mtt_mean_ms, "):
             _evaluate(tmp_path, f'  - {{id: c, says: "x", where: "t", metric: {name}, kind: above, value: 0.1}}\n', rows, ["k"])
+
+
+def test_a_second_claim_of_the_same_id_is_refused_at_its_id(tmp_path: Path) -> None:
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\nclaims:\n  - {id: d, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1}\n'
+                    '  - says: "x"\n    id: d\n    where: "t"\n    metric: utilisation\n    kind: above\n    value: 0.1\n')
+    with pytest.raises(SpecError) as refused:
+        claims.load(path)
+    assert str(refused.value) == f"{path}:5: claims.1.id: 'd' is also claim 0's; allowed: an id used once"
