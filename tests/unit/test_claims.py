@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sctpbench import cli
-from sctpbench.analysis import claims, modes, verdicts
+from sctpbench.analysis import claims, metrics, modes, verdicts
 from sctpbench.analysis.verdicts import Sample
 from sctpbench.campaign import check, expand, table
 from sctpbench.campaign import spec as campaign_spec
@@ -543,6 +543,8 @@ def test_a_check_is_exercised_only_when_every_precondition_is_met(tmp_path: Path
     not exercised, though the second is met; both preconditions said, joined by ', '."""
     check = _more(tmp_path)["both-preconditions"].checks[0]
     assert check.verdict == "not exercised"
+    a = Sample((0.21, 0.22, 0.23, 0.24, 0.25, 0.26))
+    assert check.figures.startswith(f"{a.text(2)} > 0.1; requires ")  # the check's own figures, then the preconditions
     assert check.figures.endswith("; requires path_switches present in 0 of 6 runs, messages_affected present in 6 of 6 runs")
 
 
@@ -623,3 +625,192 @@ def test_an_axis_whose_key_is_not_swept_says_which_key_it_names(tmp_path: Path) 
                     '  - {id: a, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pmr: one}}\n')
     with pytest.raises(SpecError, match=r": pmr is not a swept key of the campaign \(axes: names sctp.nope\); allowed: pmr, k$"):
         claims.evaluate(claims.load(path), [{"param.k": "a", "status": "ok", "utilisation": 0.5}], ["k"])
+
+
+ALIASES = """paper: "tests: a name standing for one value written two ways, and a filter by the written value"
+axes:
+  pol: {key: k, values: {fast: [a, A1], slow: b}}
+claims:
+  - {id: by-name, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pol: fast}}
+  - {id: as-written, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pol: A1}}
+  - {id: each-pol, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, for_each: [pol]}
+"""
+
+
+def test_an_axis_name_for_a_list_of_values_takes_each_and_a_written_value_only_itself(tmp_path: Path) -> None:
+    """`fast: [a, A1]` (the same setting written differently in the campaigns compared): the name takes
+    the runs of both; a filter naming A1 as written takes A1's runs only; for_each groups by the name."""
+    path = tmp_path / "aliases.claims.yaml"
+    path.write_text(ALIASES)
+    rows = [{"param.k": k, "config": f"c-{k}", "status": "ok", "utilisation": u}
+            for k, u in (("a", 0.3), ("a", 0.4), ("A1", 0.5), ("A1", 0.6), ("b", 0.7), ("b", 0.8))]
+    results = {r.claim.id: r for r in claims.evaluate(claims.load(path), rows, ["k"])}
+    assert [c.configs for c in results["by-name"].checks] == [("c-A1", "c-a")]
+    assert [c.configs for c in results["as-written"].checks] == [("c-A1",)]
+    assert [(c.group, c.configs) for c in results["each-pol"].checks] == [("pol=fast", ("c-A1", "c-a")), ("pol=slow", ("c-b",))]
+
+
+def _evaluate(tmp_path: Path, text: str, rows: list[claims.Row], swept: list[str]) -> dict[str, claims.Result]:
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\nclaims:\n' + text)
+    return {r.claim.id: r for r in claims.evaluate(claims.load(path), rows, swept)}
+
+
+ROWS = [{"param.k": k, "param.n": n, "config": f"c-{k}-{n}", "status": "ok", "utilisation": u}
+        for k, n, u in (("a", "9", 0.3), ("a", "10", 0.4), ("b", "9", 0.5), ("b", "10", 0.6))]
+CLAIM = '  - id: c\n    says: "x"\n    where: "t"\n    metric: utilisation\n'  # lines 3-6 of the file
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("    kind: lowest\n    among: nope\n    which: a\n",
+     "c.claims.yaml:8: claims.0.among: nope is not a swept key of the campaign; allowed: k, n"),
+    ("    kind: lowest\n    among: k\n    which: zz\n",
+     "c.claims.yaml:9: claims.0.which: 'zz' is not a value of k in the campaign's runs; allowed: a, b"),
+    ("    kind: above\n    value: 0.1\n    at:\n      k: zz\n",
+     "c.claims.yaml:10: claims.0.at.k: 'zz' is not a value of k in the campaign's runs; allowed: a, b"),
+    ("    kind: above\n    value: 0.1\n    a:\n      nope: []\n",
+     "c.claims.yaml:10: claims.0.a.nope: nope is not a swept key of the campaign; allowed: k, n"),
+], ids=["among", "which", "at", "empty-list-of-an-unknown-key"])
+def test_a_claims_unknown_among_which_or_filter_names_its_line_and_key(tmp_path: Path, text: str, expected: str) -> None:
+    """Each refusal names the line of the key to blame and its whole path in the file (the claim's
+    own line would send a user to the wrong key); a filter's empty list still needs a swept key."""
+    with pytest.raises(SpecError) as refused:
+        _evaluate(tmp_path, CLAIM + text, ROWS, ["k", "n"])
+    assert str(refused.value) == f"{tmp_path}/{expected}"
+
+
+def test_a_filter_of_a_list_takes_the_runs_of_each_value_and_runs_without_the_key_are_in_none(tmp_path: Path) -> None:
+    """`n: [9, 10]` takes both values' runs; runs that leave x unset (None) match no value of x,
+    and the unset value is no value of x (it is neither listed nor sorted among them)."""
+    rows = [*ROWS, *(r | {"param.x": x, "config": f"{r['config']}-{x}"} for r, x in zip(ROWS, ("1", "1", None, "2"), strict=True))]
+    rows = [r for r in rows if "param.x" in r]
+    results = _evaluate(tmp_path, '  - {id: list, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {k: a, n: [9, 10]}}\n'
+                                  '  - {id: x-one, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {x: 1}}\n',
+                        rows, ["k", "n", "x"])
+    assert results["list"].checks[0].configs == ("c-a-10-1", "c-a-9-1")
+    assert results["x-one"].checks[0].configs == ("c-a-10-1", "c-a-9-1")
+    with pytest.raises(SpecError, match=r"'3' is not a value of x in the campaign's runs; allowed: 1, 2$"):
+        _evaluate(tmp_path, '  - {id: x-three, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {x: 3}}\n',
+                  rows, ["k", "n", "x"])
+
+
+AMONG_ROWS = [{"param.k": k, "param.n": n, "config": f"c-{k}-{n}", "status": "ok", "utilisation": u + d}
+              for k, u, ns in (("a", 0.2, ("9", "10")), ("b", 0.4, ("9", "10")), ("c", 0.6, ("10",)))
+              for n in ns for d in (-0.01, 0.0, 0.01)]
+AMONG = """  - {id: lowest-at-9, says: "x", where: "t", metric: utilisation, kind: lowest, among: k, which: a, a: {n: 9}}
+  - {id: lowest-each-n, says: "x", where: "t", metric: utilisation, kind: lowest, among: k, which: a, for_each: [n]}
+  - {id: highest, says: "x", where: "t", metric: utilisation, kind: highest, among: k, which: c, at: {n: 10}}
+  - {id: less, says: "x", where: "t", metric: utilisation, kind: less, a: {k: a}, b: {k: b}, at: {n: 9}}
+  - {id: above, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {k: a}}
+"""
+
+
+def test_lowest_and_highest_look_only_at_the_runs_filtered_and_the_rivals_they_have(tmp_path: Path) -> None:
+    """At n 9 (the filter a:) the runs have k a and b only: one rival, b, over n 9's runs alone
+    (not c, which only n 10 has); for each n the rivals the group's runs have; a rival's check is
+    named by the two values, after the group. `highest` holds where `which` is the greatest."""
+    results = _evaluate(tmp_path, AMONG, AMONG_ROWS, ["k", "n"])
+    assert [(c.group, c.configs) for c in results["lowest-at-9"].checks] == [("a vs b", ("c-a-9", "c-b-9"))]
+    assert [c.group for c in results["lowest-each-n"].checks] == ["n=9 a vs b", "n=10 a vs b", "n=10 a vs c"]
+    assert results["lowest-at-9"].verdict == "holds"
+    assert [(c.group, c.verdict) for c in results["highest"].checks] == [("c vs a", "holds"), ("c vs b", "holds")]
+
+
+def test_a_check_of_one_side_has_no_pairing_in_claims_json(tmp_path: Path) -> None:
+    check = _evaluate(tmp_path, AMONG, AMONG_ROWS, ["k", "n"])["above"].checks[0]
+    assert check.pairing == "" and set(check.to_dict()) == {"group", "figures", "verdict", "configs"}
+
+
+def test_a_sequential_look_at_two_unpaired_sides_counts_the_runs_of_both(tmp_path: Path) -> None:
+    """Runs without a seed are not paired: the look is at 3 + 3 runs, not at their difference."""
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\nclaims:\n' + AMONG)
+    result = next(r for r in claims.evaluate(claims.load(path), AMONG_ROWS, ["k", "n"], sequential=True) if r.claim.id == "less")
+    assert (result.checks[0].pairing, result.checks[0].to_dict()["pairs"]) == ("unpaired", 0)
+    assert result.checks[0].figures.endswith(f"; sequential, at {verdicts.spent(0.95, 6):.4%}")
+
+
+def test_a_compared_campaign_without_runs_is_refused_at_its_line(tmp_path: Path) -> None:
+    """Of two campaigns named and neither given, the first is blamed, at its own line (3), with the
+    option that gives it."""
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\ncampaigns:\n  before: b.yaml\n  after: a.yaml\nclaims:\n'
+                    '  - {id: c, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1}\n')
+    with pytest.raises(SpecError) as refused:
+        claims.evaluate(claims.load(path), ROWS, ["k", "n"])
+    assert str(refused.value) == (f"{path}:3: campaigns.before: no runs of this campaign given; "
+                                  "allowed: sctpbench campaign check FOLDER CLAIMS --with before=FOLDER")
+
+
+COLUMNS = ('  - {id: ok, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1}\n'
+           + CLAIM.replace("id: c", "id: d") + "    kind: above\n    value: 0.1\n")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("", ":7: claims.1.metric: detection_time_ms is not a column of the campaign's table; allowed: "),
+    ("    requires:\n      - runs: some\n        metric: path_switches\n      - {metric: utilisation}\n",
+     ":12: claims.1.requires.0.metric: path_switches is not a column of the campaign's table; allowed: "),
+], ids=["metric", "requires"])
+def test_a_metric_the_campaigns_table_lacks_is_refused_at_its_line(tmp_path: Path, text: str, expected: str) -> None:
+    """A metric the project knows but this campaign's table has no column of (a claim's, a
+    precondition's): refused at the line of the metric to blame, with the metrics allowed."""
+    rows = [r | {"detection_time_ms": 1.0} for r in ROWS] if text else ROWS
+    body = COLUMNS if text else COLUMNS.replace("metric: utilisation\n    kind: above\n    value: 0.1",
+                                                "metric: detection_time_ms\n    kind: above\n    value: 1s")
+    with pytest.raises(SpecError) as refused:
+        _evaluate(tmp_path, body + text, rows, ["k", "n"])
+    assert str(refused.value) == f"{tmp_path}/c.claims.yaml{expected}{', '.join(metrics.METRIC_KEYS)} or an association's"
+
+
+def test_a_key_only_a_compared_campaign_sweeps_is_an_axis_of_the_claims(tmp_path: Path) -> None:
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\ncampaigns: {before: b.yaml}\nclaims:\n'
+                    '  - {id: c, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {campaign: before, z: 1}}\n')
+    before = [{"param.z": "1", "config": "z1", "status": "ok", "utilisation": 0.5}]
+    result = claims.evaluate(claims.load(path), ROWS, ["k", "n"], {"before": (before, ["z"])})[0]
+    assert result.checks[0].configs == ("z1",)
+
+
+def test_a_filter_names_a_swept_value_as_the_campaigns_table_writes_it(tmp_path: Path) -> None:
+    """YAML's true, false, null and numbers are matched by the text the table holds (true, not True;
+    0.72, 1), so a filter of `pf: false` takes the runs swept at false."""
+    assert [claims.written(v) for v in (True, False, None, 0.72, 1, "96.15/s")] == ["true", "false", "null", "0.72", "1", "96.15/s"]
+    rows = [{"param.pf": pf, "config": f"pf-{pf}", "status": "ok", "utilisation": 0.5} for pf in ("true", "false")]
+    results = _evaluate(tmp_path, '  - {id: pf-off, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {pf: false}}\n',
+                        rows, ["pf"])
+    assert results["pf-off"].checks[0].configs == ("pf-false",)
+
+
+def test_a_claims_file_that_is_not_a_mapping_is_refused_with_the_keys_it_takes(tmp_path: Path) -> None:
+    path = tmp_path / "list.claims.yaml"
+    path.write_text("- paper: x\n")
+    with pytest.raises(SpecError) as refused:
+        claims.load(path)
+    assert str(refused.value) == (f"{path}: a claims file must be a mapping with keys "
+                                  "paper, campaign, confidence, repetitions, axes, campaigns, claims")
+
+
+def test_an_associations_metric_is_read_as_its_base_metric(tmp_path: Path) -> None:
+    """association.NAME.METRIC: a duration limit for a *_ms metric (1s: 1000 ms), two digits for a
+    share, a precondition on it; a name whose last part is no metric is refused as one."""
+    rows = [{"param.k": "a", "config": "a", "status": "ok", "association.v.utilisation": u, "association.v.detection_time_ms": d}
+            for u, d in ((0.31, 300.0), (0.32, 310.0), (0.33, 320.0))]
+    results = _evaluate(tmp_path, '  - {id: share, says: "x", where: "t", metric: association.v.utilisation, kind: above, value: 0.1}\n'
+                                  '  - {id: time, says: "x", where: "t", metric: association.v.detection_time_ms, kind: below, value: 1s,'
+                                  ' requires: [{metric: association.v.utilisation, above: 0.3}]}\n', rows, ["k"])
+    share, time = Sample((0.31, 0.32, 0.33)), Sample((300.0, 310.0, 320.0))
+    assert results["share"].checks[0].figures == f"{share.text(2)} > 0.1"
+    assert results["time"].checks[0].figures == f"{time.text(1)} < 1000; requires association.v.utilisation > 0.3 in 3 of 3 runs"
+    assert results["time"].verdict == "holds"
+    for name in ("association.v.nope", "nope.v.utilisation", "association.utilisation"):
+        with pytest.raises(SpecError, match=f"claims.0.metric: '{name}' is not a campaign metric; allowed: mtt_mean_ms, "):
+            _evaluate(tmp_path, f'  - {{id: c, says: "x", where: "t", metric: {name}, kind: above, value: 0.1}}\n', rows, ["k"])
+
+
+def test_a_second_claim_of_the_same_id_is_refused_at_its_id(tmp_path: Path) -> None:
+    path = tmp_path / "c.claims.yaml"
+    path.write_text('paper: "x"\nclaims:\n  - {id: d, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1}\n'
+                    '  - says: "x"\n    id: d\n    where: "t"\n    metric: utilisation\n    kind: above\n    value: 0.1\n')
+    with pytest.raises(SpecError) as refused:
+        claims.load(path)
+    assert str(refused.value) == f"{path}:5: claims.1.id: 'd' is also claim 0's; allowed: an id used once"

@@ -44,6 +44,14 @@ def test_mtt_statistics() -> None:
     assert s["mtt_mean_ms"] == pytest.approx((75 * 10 + sum(1500 - 20 * k for k in range(50, 75))) / 100)
 
 
+def test_the_mtt_p50_is_the_median_of_distinct_times() -> None:
+    # MTTs of 1..10 ms, so no two percentiles near the middle are equal: the median 5.5 ms, the
+    # p99 9.91 ms (rank 8.91 between 9 and 10), the mean 5.5 ms and the MMTT 10 ms.
+    msgs = [Message(k, k * 100 * MS, k * 100 * MS + (k + 1) * MS, "primary") for k in range(10)]
+    s = metrics.mtt_stats([*msgs, Message(10, 2000 * MS, None, None)])  # an undelivered message has no MTT
+    assert s == {"mtt_mean_ms": exact(5.5), "mtt_p50_ms": exact(5.5), "mtt_p99_ms": exact(9.91), "mmtt_ms": exact(10.0)}
+
+
 def test_failover_is_first_delivery_on_another_path_after_the_failure() -> None:
     assert metrics.failover_ns(FAILURE, _messages()) == 500 * MS
 
