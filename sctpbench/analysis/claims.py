@@ -38,6 +38,7 @@ from sctpbench.analysis import metrics, modes, verdicts
 from sctpbench.analysis.verdicts import Pairs, Sample, Verdict
 from sctpbench.model import inputfile, units, wording
 from sctpbench.model.errors import SpecError
+from sctpbench.model.overrides import as_written as written
 
 Kind = Literal["less", "greater", "lowest", "highest", "ratio_at_least", "ratio_at_most", "above", "below", "same",
                "bimodal", "unimodal"]
@@ -51,15 +52,6 @@ DEFAULT_TOLERANCE = "10%"
 CAMPAIGN_AXIS, THIS_CAMPAIGN = "campaign", "this"
 RELATION = {"less": "<", "greater": ">", "ratio_at_least": "a/b ≥", "ratio_at_most": "a/b ≤", "above": ">", "below": "<",
             "same": "≈", "lowest": "lowest", "highest": "highest", "bimodal": "bimodal", "unimodal": "unimodal"}
-
-
-def written(value: Any) -> str:
-    """A YAML value as the campaign's tables hold a swept value: as written (0.72, 1, true, 96.15/s)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    return str(value) if isinstance(value, str) else repr(value)
 
 
 class _Model(BaseModel):

@@ -35,7 +35,7 @@ from sctpbench.analysis import metrics
 from sctpbench.model import inputfile, units, wording
 from sctpbench.model.errors import SpecError
 from sctpbench.model.fields import MAX_NAME_CHARS
-from sctpbench.model.overrides import parse_override
+from sctpbench.model.overrides import as_written, parse_override
 
 STATS = ("mean", "median", "p50", "p90", "p95", "p99", "min", "max")
 MetricName = Literal[tuple(metrics.METRIC_KEYS)]  # type: ignore[valid-type]
@@ -127,21 +127,6 @@ class Loaded(BaseModel):
 
     def where(self, *loc: str) -> str:
         return self.source.where(tuple(loc))
-
-
-def as_written(value: Any) -> str:
-    """A YAML value as a person wrote it, the form an override and a label carry."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    import yaml
-
-    return yaml.safe_dump(value, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
 
 
 _QUANTITY = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([A-Za-z%/]*)\s*$")

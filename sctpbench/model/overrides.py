@@ -23,6 +23,22 @@ def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     return tuple(key.split(".")), parsed
 
 
+def as_written(value: Any) -> str:
+    """A YAML value as a person wrote it: the form an override and a label carry, and how a
+    campaign's tables hold a swept value (0.72, 1, true, null, 96.15/s, 2024-01-01, [a, b])."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    import yaml  # noqa: PLC0415 - only for values beyond numbers and words
+
+    return yaml.safe_dump(value, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
+
+
 def _is_index(part: str) -> bool:
     # Checked before int(): Python refuses int() of more than 4,300 digits with a bare ValueError.
     return part.isdigit() and len(part) <= 9

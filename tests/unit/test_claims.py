@@ -781,6 +781,19 @@ def test_a_filter_names_a_swept_value_as_the_campaigns_table_writes_it(tmp_path:
     assert results["pf-off"].checks[0].configs == ("pf-false",)
 
 
+def test_a_filter_on_a_date_or_a_list_takes_the_runs_the_table_holds_for_it(tmp_path: Path) -> None:
+    """The table holds a swept value as the campaign wrote it (expand: as_written): a date as
+    2024-01-01, a list as [a, b]; a filter's value is read as YAML and written the same way
+    (it was `repr`: datetime.date(2024, 1, 1) and ['a', 'b'] matched no run). A filter's list
+    names alternatives, so a list value is named inside one."""
+    rows = [{"param.d": d, "config": f"d-{d}", "status": "ok", "utilisation": 0.5} for d in ("2024-01-01", "[a, b]")]
+    results = _evaluate(tmp_path, '  - {id: day, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {d: 2024-01-01}}\n'
+                        '  - {id: pair, says: "x", where: "t", metric: utilisation, kind: above, value: 0.1, a: {d: [[a, b]]}}\n',
+                        rows, ["d"])
+    assert results["day"].checks[0].configs == ("d-2024-01-01",)
+    assert results["pair"].checks[0].configs == ("d-[a, b]",)
+
+
 def test_a_claims_file_that_is_not_a_mapping_is_refused_with_the_keys_it_takes(tmp_path: Path) -> None:
     path = tmp_path / "list.claims.yaml"
     path.write_text("- paper: x\n")
