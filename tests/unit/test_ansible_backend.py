@@ -258,3 +258,17 @@ def test_on_one_virtual_time_the_preflight_names_a_machine_whose_clock_was_set(t
     now["server"] = 100
     facts = clocksync.check(shared, ["client", "server", "emu"])
     assert {h: o["offset_ns"] for h, o in facts["machines"].items()} == {"client": 0, "server": 0, "emu": 0}  # type: ignore[attr-defined]
+
+
+def test_the_playbooks_run_on_the_installed_mitogen_strategy() -> None:
+    strategies = ansible.mitogen_strategies()
+    assert (strategies / "mitogen_linear.py").is_file()  # what ANSIBLE_STRATEGY=mitogen_linear loads
+    assert [c.ok for c in ansible.AnsibleBackend().checks() if c.name == "Mitogen for Ansible"] == [True]
+
+
+def test_without_mitogen_the_backend_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ansible.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(BackendError, match=r"needs Mitogen for Ansible: not installed \(pip: mitogen; scripts/install\)"):
+        ansible.mitogen_strategies()
+    [check] = [c for c in ansible.AnsibleBackend().checks() if c.name == "Mitogen for Ansible"]
+    assert not check.ok and check.detail == ansible.MITOGEN_MISSING

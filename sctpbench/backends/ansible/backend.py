@@ -131,13 +131,22 @@ def agent_version(agent: Path) -> str:
     return subprocess.run([str(agent), "--version"], capture_output=True, text=True, check=True).stdout.strip()
 
 
+MITOGEN_MISSING = "not installed (pip: mitogen; scripts/install)"
+
+
+def _mitogen() -> Path | None:
+    """Mitogen for Ansible's package folder, found without importing it (it needs ansible)."""
+    spec = importlib.util.find_spec("ansible_mitogen")
+    return Path(spec.origin).parent if spec is not None and spec.origin is not None else None
+
+
 def mitogen_strategies() -> Path:
     """Where Mitogen's strategy plugins are: pip installs them beside this package's libraries,
     and Debian's ansible-playbook loads them from there by path."""
-    spec = importlib.util.find_spec("ansible_mitogen")  # finds, does not import (it needs ansible)
-    if spec is None or spec.origin is None:
-        raise BackendError("the ansible backend needs Mitogen for Ansible (pip: mitogen): run scripts/install")
-    return Path(spec.origin).parent / "plugins" / "strategy"
+    package = _mitogen()
+    if package is None:
+        raise BackendError(f"the ansible backend needs Mitogen for Ansible: {MITOGEN_MISSING}")
+    return package / "plugins" / "strategy"
 
 
 class Playbooks:
@@ -374,10 +383,9 @@ class AnsibleBackend:
     def checks(self) -> list[Check]:
         playbook = shutil.which("ansible-playbook")
         inv, why = self._inventory()
-        mitogen = importlib.util.find_spec("ansible_mitogen")
+        mitogen = _mitogen()
         return [Check("ansible-playbook", playbook is not None, playbook or "not on PATH (Debian: ansible-core)"),
-                Check("Mitogen for Ansible", mitogen is not None and mitogen.origin is not None,
-                      str(mitogen.origin) if mitogen and mitogen.origin else "not installed (pip: mitogen; scripts/install)"),
+                Check("Mitogen for Ansible", mitogen is not None, str(mitogen) if mitogen else MITOGEN_MISSING),
                 Check("ansible inventory", inv is not None, str(inv.path) if inv else why)]
 
     def available(self, clock: str | None = None) -> tuple[bool, str]:
