@@ -10,6 +10,7 @@ its runs beside mean ± CI. The claims file defaults to claims.yaml beside the c
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,12 +41,18 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
                        help="also print each configuration's modes of these metrics across its runs (docs/claims.md)")
 
 
+def campaign_file(folder: Path, info: dict[str, Any]) -> Path | None:
+    """The campaign file the folder's campaign.json names. Shipped tables name it relative to
+    their folder; an absolute path stays itself."""
+    return folder / info["file"] if info.get("file") else None
+
+
 def claims_file(folder: Path, given: Path | None, info: dict[str, Any]) -> Path:
     if given is not None:
         return given
-    if info.get("file"):
-        # shipped tables name their campaign file relative to their folder (an absolute path stays itself)
-        beside = (folder / info["file"]).parent / DEFAULT_CLAIMS
+    campaign = campaign_file(folder, info)
+    if campaign is not None:
+        beside = campaign.parent / DEFAULT_CLAIMS
         if beside.is_file():
             return beside
     raise SpecError(f"{folder}: no claims file given and no {DEFAULT_CLAIMS} beside its campaign file "
@@ -114,11 +121,8 @@ def other_folders(folder: Path, loaded: claims.Loaded, given: list[str]) -> dict
     return out
 
 
-def _runs_per_config(rows: list[dict[str, Any]]) -> dict[Any, int]:
-    per_config: dict[Any, int] = {}
-    for r in rows:
-        per_config[r.get("config_key")] = per_config.get(r.get("config_key"), 0) + 1
-    return per_config
+def _runs_per_config(rows: list[dict[str, Any]]) -> Counter[Any]:
+    return Counter(r.get("config_key") for r in rows)
 
 
 def added_round_by_round(rows: list[dict[str, Any]]) -> bool:
@@ -129,8 +133,9 @@ def added_round_by_round(rows: list[dict[str, Any]]) -> bool:
 
 
 def planned_repetitions(folder: Path, info: dict[str, Any]) -> int | None:
-    """The repetitions the campaign file names today (None where it is not there to read)."""
-    file = folder / info["file"] if info.get("file") else None  # an absolute path stays itself
+    """The repetitions the campaign file names today (None where it is not there to read, or
+    leaves them to the experiment's repeat)."""
+    file = campaign_file(folder, info)
     if file is None or not file.is_file():
         return None
     try:
@@ -159,9 +164,15 @@ def evaluate(folder: Path, given: Path | None, others_given: list[str], sequenti
              say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]], Path]:
     """The claims file's verdicts on the campaign folder's runs (and its compared campaigns'),
     the claims file, the rows and the claims file's path; nothing written. Sequential verdicts
-    when asked, and whenever the runs were added round by round (added_round_by_round)."""
+    when asked, and whenever the runs' numbers may have been chosen by looking (why_sequential)."""
     rows, info = _rows(folder)
     sequential = sequential or bool(why_sequential(folder, rows, info))
+    results, loaded, path = _evaluate(folder, rows, info, given, others_given, sequential, say)
+    return results, loaded, rows, path
+
+
+def _evaluate(folder: Path, rows: list[dict[str, Any]], info: dict[str, Any], given: Path | None, others_given: list[str],
+              sequential: bool, say: Callable[[str], None]) -> tuple[list[claims.Result], claims.Loaded, Path]:
     path = claims_file(folder, given, info)
     loaded = claims.load(path)
     others = {}
@@ -169,16 +180,16 @@ def evaluate(folder: Path, given: Path | None, others_given: list[str], sequenti
         other_rows, other_info = _rows(other)
         others[name] = (other_rows, _swept(other_rows, other_info))
         say(f"compared with {name}: {other} ({len(other_rows)} runs)")
-    return claims.evaluate(loaded, rows, _swept(rows, info), others, info.get("values"), sequential), loaded, rows, path
+    return claims.evaluate(loaded, rows, _swept(rows, info), others, info.get("values"), sequential), loaded, path
 
 
 def verdicts(folder: Path, given: Path | None, others_given: list[str], sequential: bool = False,
              say: Callable[[str], None] = print) -> tuple[list[claims.Result], claims.Loaded, list[dict[str, Any]]]:
     """evaluate, the verdicts printed and written to the folder's claims.json."""
-    results, loaded, rows, path = evaluate(folder, given, others_given, sequential, say)
-    info = campaign_files.read_info(folder) or {}
+    rows, info = _rows(folder)
     forced = "" if sequential else why_sequential(folder, rows, info)
     sequential = sequential or bool(forced)
+    results, loaded, path = _evaluate(folder, rows, info, given, others_given, sequential, say)
     name = info.get("name", folder.name)
     ok = sum(r["status"] == "ok" for r in rows)
     how = "; sequential: each interval at the confidence its sample size spends" if sequential else ""
