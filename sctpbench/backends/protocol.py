@@ -19,6 +19,12 @@ from sctpbench.plan.data import Plan
 
 Report = Callable[[str], None]
 
+# The package, and what of it runs away from the orchestrating host, where the netns engine
+# runs (a uml guest reading the host's tree, an ansible machine given a bundle): the engines,
+# share.py and clean.py and what they import, all standard library.
+PACKAGE = Path(__file__).resolve().parents[1]
+OFF_HOST = ("__init__.py", "backends", "plan", "model", "results")  # in this order: the ansible bundle's digest
+
 
 @dataclass(frozen=True)
 class Check:

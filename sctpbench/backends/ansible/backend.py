@@ -43,7 +43,7 @@ from sctpbench.backends.ansible import clocksync, dummynet, inventory
 from sctpbench.backends.ansible import share as machine_share
 from sctpbench.backends.ansible.inventory import Inventory
 from sctpbench.backends.netns import render as netns_render
-from sctpbench.backends.protocol import Check, Report, installed_version
+from sctpbench.backends.protocol import OFF_HOST, PACKAGE, Check, Report, installed_version
 from sctpbench.model.errors import BackendError, SpecError
 from sctpbench.plan.data import Plan, Process
 from sctpbench.results import ansible as results_ansible
@@ -53,10 +53,7 @@ from sctpbench.results import host as results_host
 from sctpbench.results import kernel as results_kernel
 from sctpbench.results import plan as results_plan
 
-PACKAGE = Path(__file__).resolve().parents[2]
 PLAYBOOKS = PACKAGE.parent / "playbooks"
-# What a machine needs of the package: share.py, clean.py and what they import.
-MACHINE_SIDE = ("__init__.py", "backends", "plan", "model", "results")
 # Each machine has its own; merge() makes the run's one of them.
 MERGED = (results_events.NAME, results_kernel.KERNEL, results_kernel.VERSIONS, results_backend.NAME)
 NOT_RESULTS = (results_plan.NAME, "part.json", results_plan.SCRIPT, results_host.NAME, "schedules", "signals")
@@ -71,7 +68,7 @@ PLAYBOOK_TIMEOUT_S = 600
 def bundle(agent: Path, into: Path) -> tuple[Path, str]:
     """The machine side as a tarball whose top folder is its content's digest, and that digest."""
     files: list[tuple[str, Path]] = [("bin/sctpbench-agent", agent)]
-    for part in MACHINE_SIDE:
+    for part in OFF_HOST:
         root = PACKAGE / part
         paths = [root] if root.is_file() else sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
         files += [(f"sctpbench/{p.relative_to(PACKAGE)}", p) for p in paths]

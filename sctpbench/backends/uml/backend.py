@@ -30,7 +30,7 @@ from typing import BinaryIO
 
 from sctpbench.backends import phases
 from sctpbench.backends.netns import render as netns_render
-from sctpbench.backends.protocol import Check, Report, installed_version
+from sctpbench.backends.protocol import OFF_HOST, PACKAGE, Check, Report, installed_version
 from sctpbench.backends.uml import boot, timetravel
 from sctpbench.backends.uml import guardian as uml_guardian
 from sctpbench.backends.uml import guests as uml_guests
@@ -74,9 +74,6 @@ def _check_paths(paths: list[Path]) -> None:
 
 # What runs the plan inside the guest: the netns engine (netns/entry.py) unless a backend built on it says otherwise.
 GUEST_ENTRY = "sctpbench.backends.netns.entry"
-# The packages the guest's engines import from the host's tree (standard library besides).
-PACKAGE = Path(__file__).resolve().parents[2]
-GUEST_SIDE = ("backends", "model", "plan", "results")
 # Where the guest sees the run folder, whatever its path on the host (under the guest's
 # own /run tmpfs). On virtual time the guest's work before t0 (the agents' argv and
 # environment, path lookups) moves every timer-driven figure by microseconds: with the
@@ -137,9 +134,11 @@ def compile_guest_side(package: Path = PACKAGE) -> None:
     was compiled again at every boot, in the second case 0.15 CPU-s of a failover run's
     0.95 s boot (2026-11-30). Up to date, this costs the host about 15 ms; where the tree is
     not writable it does nothing."""
-    for part in GUEST_SIDE:
-        compileall.compile_dir(package / part, quiet=2)
-    compileall.compile_file(package / "__init__.py", quiet=2)
+    for part in OFF_HOST:
+        if (package / part).is_file():
+            compileall.compile_file(package / part, quiet=2)
+        else:
+            compileall.compile_dir(package / part, quiet=2)
 
 
 def run_plan(plan: Plan, run_dir: Path, report: Callable[[str], None], entry: str = GUEST_ENTRY) -> None:
