@@ -46,7 +46,6 @@ def test_the_header_says_why_the_verdicts_are_sequential_when_nobody_asked(tmp_p
     assert said[0] == header.replace(forced, "")  # asked: no reason to give
 
 
-
 SHIPPED_001 = ROOT / "reproductions/001-initial-window/results"  # its lc cells raised from 2 to 4 repetitions
 CLAIMS_001 = SHIPPED_001.parent / "claims.yaml"
 
